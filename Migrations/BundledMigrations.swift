@@ -1,0 +1,12 @@
+// The library's own migrations, compiled into the binary from the .sql files beside this file.
+// Apply order = array order. Adding a file: list it here and in Package.swift's `resources`, then run
+// `storectl migrate hash` (or the test that prints the expected line) to extend migrations.sum.
+
+/// The library's bundled SQL migrations, as (file name without extension, SQL text) in apply order.
+package enum BundledMigrations {
+    /// Every bundled migration, oldest first.
+    package static let all: [(id: String, sql: String)] = [
+        ("0001_create_nodes", String(decoding: PackageResources._001_create_nodes_sql, as: UTF8.self)),
+        ("0002_create_user_info", String(decoding: PackageResources._002_create_user_info_sql, as: UTF8.self)),
+    ]
+}

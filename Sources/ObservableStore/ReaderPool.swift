@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import StoreSQLite
+
+/// Read-only connections handed out one caller at a time, opened lazily up to `maximum`.
+///
+/// `@unchecked Sendable`: `idle`, `openCount` and `isClosed` are guarded by `lock`. A `Connection`
+/// is used by exactly one caller between `take()` and `give(_:)`, so never by two threads at once.
+final class ReaderPool: @unchecked Sendable {
+    let maximum: Int
+    private let lock = NSLock()
+    private let slots: DispatchSemaphore
+    private var idle: [Connection] = []
+    private var isClosed = false
+    private let open: @Sendable () throws -> Connection
+
+    init(maximum: Int, open: @escaping @Sendable () throws -> Connection) {
+        self.maximum = maximum
+        self.slots = DispatchSemaphore(value: max(maximum, 0))
+        self.open = open
+    }
+
+    /// Runs `body` with a reader connection, waiting while all `maximum` are in use.
+    func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let connection = try take()
+        defer { give(connection) }
+        return try body(connection)
+    }
+
+    private func take() throws -> Connection {
+        let reused: Connection? = try lock.withLock {
+            guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
+            return idle.popLast()
+        }
+        return try reused ?? open()
+    }
+
+    private func give(_ connection: Connection) {
+        let keep = lock.withLock {
+            guard !isClosed else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !keep { connection.close() }
+    }
+
+    /// Closes the idle connections; connections in use close when given back.
+    func close() {
+        let connections = lock.withLock {
+            isClosed = true
+            defer { idle.removeAll() }
+            return idle
+        }
+        for connection in connections { connection.close() }
+    }
+}

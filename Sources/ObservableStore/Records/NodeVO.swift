@@ -1,0 +1,70 @@
+import Foundation
+
+/// A node of a node editor (table `nodes`): the record of the Presentation Model pattern.
+///
+/// For example:
+///
+/// ```swift
+/// let node = try store.repository(NodeVO.self).insert(NodeVO(name: "Start", x: 10, y: 20))
+/// print(node.id!)   // assigned by SQLite
+/// ```
+public struct NodeVO: Record, Equatable, Hashable {
+    /// "nodes".
+    public static let tableName = "nodes"
+    /// The primary key type.
+    public typealias Key = Int64
+
+    /// The key SQLite assigns on insert (`INTEGER PRIMARY KEY`); nil before the first insert.
+    public var id: Int64?
+    /// The node's label.
+    public var name: String
+    /// Horizontal position.
+    public var x: Double
+    /// Vertical position.
+    public var y: Double
+    /// Fill colour as `#RRGGBB`.
+    public var color: String
+    /// Width in points (not negative).
+    public var width: Double
+    /// Height in points (not negative).
+    public var height: Double
+    /// When the node was created (stored to the millisecond).
+    public var createdAt: Date
+    /// When the node last changed (stored to the millisecond).
+    public var updatedAt: Date
+
+    /// The default fill colour.
+    public static let defaultColor = "#4A90D9"
+
+    /// Makes a node; timestamps default to now, truncated to milliseconds as stored.
+    public init(
+        id: Int64? = nil, name: String, x: Double, y: Double, color: String = NodeVO.defaultColor,
+        width: Double = 120, height: Double = 60, createdAt: Date = Date(), updatedAt: Date? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.x = x
+        self.y = y
+        self.color = color
+        self.width = width
+        self.height = height
+        self.createdAt = createdAt.truncatedToMilliseconds
+        self.updatedAt = (updatedAt ?? createdAt).truncatedToMilliseconds
+    }
+
+    /// Sets ``id`` from the rowid SQLite assigned.
+    public mutating func didInsert(rowID: Int64) { id = rowID }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, x, y, color, width, height
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+extension Date {
+    /// The date rounded down to the millisecond, the precision the store keeps.
+    public var truncatedToMilliseconds: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}

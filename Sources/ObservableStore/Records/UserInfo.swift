@@ -1,0 +1,42 @@
+import Foundation
+
+/// The user several views show (table `user_info`): the record of the property-listener pattern.
+///
+/// For example:
+///
+/// ```swift
+/// try store.repository(UserInfo.self).upsert(UserInfo(id: "me", name: "Ada", hairColor: "brown"))
+/// ```
+public struct UserInfo: Record, Equatable, Hashable {
+    /// "user_info".
+    public static let tableName = "user_info"
+    /// The primary key type.
+    public typealias Key = String
+
+    /// The user's id, chosen by the application (`TEXT PRIMARY KEY`).
+    public var id: String
+    /// The user's name.
+    public var name: String
+    /// Hair colour, if known.
+    public var hairColor: String?
+    /// When the row was created (stored to the millisecond).
+    public var createdAt: Date
+    /// When the row last changed (stored to the millisecond).
+    public var updatedAt: Date
+
+    /// Makes a user; timestamps default to now, truncated to milliseconds as stored.
+    public init(id: String, name: String, hairColor: String? = nil, createdAt: Date = Date(), updatedAt: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.hairColor = hairColor
+        self.createdAt = createdAt.truncatedToMilliseconds
+        self.updatedAt = (updatedAt ?? createdAt).truncatedToMilliseconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case hairColor = "hair_color"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}

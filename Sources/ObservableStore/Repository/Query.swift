@@ -1,0 +1,174 @@
+import StoreSQLite
+
+/// A description of which records of one table to fetch, count or delete: filters with bound
+/// values, order, limit, and keyset paging. A value; build it, then pass it to a ``Repository`` or
+/// ``Transaction``.
+///
+/// For example:
+///
+/// ```swift
+/// let page = Query<NodeVO>()
+///     .filter("x", .greaterThan, 10.0)
+///     .order(by: "updated_at", descending: true)
+///     .limit(50)
+/// let first = try nodes.fetchAll(page)
+/// let next = try nodes.fetchAll(page.after(first.last!))   // keyset: stable while others insert
+/// ```
+public struct Query<R: Record>: Sendable {
+    /// How a column is compared with a value.
+    public enum Comparison: String, Sendable {
+        /// `=`
+        case equal = "="
+        /// `<>`
+        case notEqual = "<>"
+        /// `<`
+        case lessThan = "<"
+        /// `<=`
+        case lessThanOrEqual = "<="
+        /// `>`
+        case greaterThan = ">"
+        /// `>=`
+        case greaterThanOrEqual = ">="
+        /// `LIKE` (case-insensitive for ASCII, `%` and `_` wildcards)
+        case like = "LIKE"
+        /// `GLOB` (case-sensitive, `*` and `?` wildcards)
+        case glob = "GLOB"
+    }
+
+    struct Condition: Sendable {
+        var sql: String
+        var arguments: [DatabaseValue]
+    }
+
+    struct Ordering: Sendable {
+        var column: String
+        var descending: Bool
+    }
+
+    var conditions: [Condition] = []
+    var orderings: [Ordering] = []
+    var limitCount: Int?
+    var offsetCount: Int?
+    var afterRecord: R?
+
+    /// Every record of the table.
+    public init() {}
+
+    /// Keeps records whose `column` compares to `value` as asked. `value` is bound, never spliced into SQL.
+    public func filter(_ column: String, _ comparison: Comparison, _ value: some DatabaseValueConvertible) -> Query {
+        adding(Condition(sql: "\(quoted(column)) \(comparison.rawValue) ?", arguments: [value.databaseValue]))
+    }
+
+    /// Keeps records whose `column` equals `value` (`IS NULL` when `value` is nil).
+    public func filter(_ column: String, equals value: some DatabaseValueConvertible) -> Query {
+        let bound = value.databaseValue
+        if bound.isNull { return adding(Condition(sql: "\(quoted(column)) IS NULL", arguments: [])) }
+        return filter(column, .equal, value)
+    }
+
+    /// Keeps records whose `column` is one of `values` (none, when `values` is empty).
+    public func filter(_ column: String, in values: [some DatabaseValueConvertible]) -> Query {
+        guard !values.isEmpty else { return adding(Condition(sql: "0", arguments: [])) }
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        return adding(Condition(sql: "\(quoted(column)) IN (\(marks))", arguments: values.map(\.databaseValue)))
+    }
+
+    /// Keeps records matching an SQL expression with `?` placeholders, e.g. `"x + y > ?"`.
+    ///
+    /// The expression is SQL written by the caller: pass user input only through `arguments`.
+    public func filter(sql: String, arguments: [any DatabaseValueConvertible] = []) -> Query {
+        adding(Condition(sql: "(\(sql))", arguments: arguments.map(\.databaseValue)))
+    }
+
+    /// Sorts by `column` (then by the previous orderings' ties, then by the primary key).
+    public func order(by column: String, descending: Bool = false) -> Query {
+        var copy = self
+        copy.orderings.append(Ordering(column: column, descending: descending))
+        return copy
+    }
+
+    /// At most `count` records.
+    public func limit(_ count: Int) -> Query {
+        var copy = self
+        copy.limitCount = max(0, count)
+        return copy
+    }
+
+    /// Skips the first `count` records. Prefer ``after(_:)`` for paging: offsets shift when others write.
+    public func offset(_ count: Int) -> Query {
+        var copy = self
+        copy.offsetCount = max(0, count)
+        return copy
+    }
+
+    /// The records that sort after `record` in this query's order (keyset paging).
+    ///
+    /// Uses the record's values of the order columns and its primary key, so pages stay stable while
+    /// other writers insert. Order columns should be NOT NULL.
+    public func after(_ record: R) -> Query {
+        var copy = self
+        copy.afterRecord = record
+        return copy
+    }
+
+    private func adding(_ condition: Condition) -> Query {
+        var copy = self
+        copy.conditions.append(condition)
+        return copy
+    }
+
+    /// The orderings actually used: the caller's, then the primary key as tie-breaker.
+    var effectiveOrderings: [Ordering] {
+        if orderings.contains(where: { $0.column == R.primaryKey }) { return orderings }
+        return orderings + [Ordering(column: R.primaryKey, descending: orderings.last?.descending ?? false)]
+    }
+
+    /// `WHERE …` (or "") and its arguments, including the keyset condition.
+    func whereClause() throws -> (sql: String, arguments: [DatabaseValue]) {
+        var parts = conditions
+        if let afterRecord {
+            parts.append(try keysetCondition(after: afterRecord))
+        }
+        guard !parts.isEmpty else { return ("", []) }
+        return (" WHERE " + parts.map(\.sql).joined(separator: " AND "), parts.flatMap(\.arguments))
+    }
+
+    /// `(a > ?) OR (a = ? AND b > ?) OR …` over the effective orderings.
+    private func keysetCondition(after record: R) throws -> Condition {
+        let row = try RowEncoder.encode(record)
+        var alternatives: [String] = []
+        var arguments: [DatabaseValue] = []
+        let orderings = effectiveOrderings
+        for (position, ordering) in orderings.enumerated() {
+            var terms: [String] = []
+            for earlier in orderings[..<position] {
+                terms.append("\(quoted(earlier.column)) = ?")
+                arguments.append(try value(of: earlier.column, in: row))
+            }
+            terms.append("\(quoted(ordering.column)) \(ordering.descending ? "<" : ">") ?")
+            arguments.append(try value(of: ordering.column, in: row))
+            alternatives.append("(" + terms.joined(separator: " AND ") + ")")
+        }
+        return Condition(sql: "(" + alternatives.joined(separator: " OR ") + ")", arguments: arguments)
+    }
+
+    private func value(of column: String, in row: EncodedRow) throws -> DatabaseValue {
+        guard let value = row.value(of: column) else {
+            throw StoreError(.invalidInput, "keyset paging: \(R.self) has no value for order column \(column)")
+        }
+        return value
+    }
+
+    /// `ORDER BY … LIMIT … OFFSET …`.
+    func orderLimitClause() -> String {
+        var sql = ""
+        if !orderings.isEmpty || afterRecord != nil {
+            sql += " ORDER BY "
+                + effectiveOrderings.map { quoted($0.column) + ($0.descending ? " DESC" : "") }
+                .joined(separator: ", ")
+        }
+        if let limitCount { sql += " LIMIT \(limitCount)" }
+        if let offsetCount { sql += (limitCount == nil ? " LIMIT -1" : "") + " OFFSET \(offsetCount)" }
+        return sql
+    }
+}

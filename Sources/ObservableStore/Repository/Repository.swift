@@ -1,0 +1,61 @@
+/// Typed access to one table: each call runs in its own transaction (reads on a reader connection,
+/// writes on the writer). Group several calls into one transaction with ``Store/write(_:)`` and the
+/// same methods on ``Transaction``.
+///
+/// For example:
+///
+/// ```swift
+/// let nodes = store.repository(NodeVO.self)
+/// let node = try nodes.insert(NodeVO(name: "Start", x: 0, y: 0))
+/// let same = try nodes.fetch(node.id!)
+/// ```
+public struct Repository<R: Record>: Sendable {
+    /// The store this repository reads and writes.
+    public let store: Store
+
+    /// A repository of `store`; usually made with ``Store/repository(_:)``.
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// Inserts `record`; returns it with its assigned key. See ``Transaction/insert(_:)``.
+    @discardableResult
+    public func insert(_ record: R) throws -> R { try store.write { try $0.insert(record) } }
+
+    /// Inserts all `records` in one transaction; returns them with their keys. All or nothing.
+    @discardableResult
+    public func insertAll(_ records: [R]) throws -> [R] {
+        try store.write { tx in try records.map { try tx.insert($0) } }
+    }
+
+    /// Inserts or updates `record` by primary key. See ``Transaction/upsert(_:)``.
+    @discardableResult
+    public func upsert(_ record: R) throws -> R { try store.write { try $0.upsert(record) } }
+
+    /// Updates the row of `record`'s key; throws ``StoreError/Code/notFound`` if there is none.
+    public func update(_ record: R) throws { try store.write { try $0.update(record) } }
+
+    /// Deletes `record`'s row; returns whether one was deleted.
+    @discardableResult
+    public func delete(_ record: R) throws -> Bool { try store.write { try $0.delete(record) } }
+
+    /// Deletes the row with primary key `key`; returns whether one was deleted.
+    @discardableResult
+    public func delete(key: R.Key) throws -> Bool { try store.write { try $0.delete(R.self, key: key) } }
+
+    /// Deletes what `query` selects; returns how many rows.
+    @discardableResult
+    public func deleteAll(_ query: Query<R>) throws -> Int { try store.write { try $0.deleteAll(query) } }
+
+    /// The record with primary key `key`, or nil.
+    public func fetch(_ key: R.Key) throws -> R? { try store.read { try $0.fetch(R.self, key: key) } }
+
+    /// Every record `query` selects (all of them by default).
+    public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.read { try $0.fetchAll(query) } }
+
+    /// The first record `query` selects, or nil.
+    public func fetchOne(_ query: Query<R>) throws -> R? { try store.read { try $0.fetchOne(query) } }
+
+    /// How many records `query` selects (all of them by default).
+    public func count(_ query: Query<R> = Query()) throws -> Int { try store.read { try $0.count(query) } }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import StoreSQLite
+
+/// Decodes a `Decodable` record straight from the current row of a statement: one column per key.
+///
+/// No JSON round trip: scalars are read with the typed column accessors. Storage classes are checked
+/// (an `Int` property does not silently read TEXT as 0); a mismatch throws `DecodingError.typeMismatch`
+/// naming the column.
+struct RowDecoder: Decoder {
+    let statement: Statement
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    static func decode<T: Decodable>(_ type: T.Type, from statement: Statement) throws -> T {
+        try T(from: RowDecoder(statement: statement))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(KeyedContainer(statement: statement))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self, .init(codingPath: [], debugDescription: "a row decodes as a keyed container"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard statement.columnCount == 1 else {
+            throw DecodingError.typeMismatch(
+                Any.self, .init(codingPath: [], debugDescription: "a single value needs a one-column row"))
+        }
+        return ColumnDecoder(statement: statement, index: 0, column: statement.columnName(at: 0))
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let statement: Statement
+        var codingPath: [any CodingKey] { [] }
+
+        var allKeys: [Key] { statement.columnNames.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { statement.columnIndex(named: key.stringValue) != nil }
+
+        private func column(_ key: Key) throws -> ColumnDecoder {
+            guard let index = statement.columnIndex(named: key.stringValue) else {
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: [], debugDescription: "no column \(key.stringValue) in the row"))
+            }
+            return ColumnDecoder(statement: statement, index: index, column: key.stringValue)
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            guard let index = statement.columnIndex(named: key.stringValue) else { return true }
+            return statement.isNull(at: index)
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try column(key).decode(type) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try column(key).decode(type) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try column(key).decode(type) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try column(key).decode(type) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try column(key).decode(type) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try column(key).decode(type) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try column(key).decode(type) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try column(key).decode(type) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try column(key).decode(type) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try column(key).decode(type) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try column(key).decode(type) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try column(key).decode(type) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try column(key).decode(type) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try column(key).decode(type) }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try column(key).decode(type) }
+
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
+            throw unsupported(key)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw unsupported(key)
+        }
+
+        func superDecoder() throws -> any Decoder { RowDecoder(statement: statement) }
+
+        func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported(key) }
+
+        private func unsupported(_ key: Key) -> DecodingError {
+            .typeMismatch(
+                Any.self,
+                .init(
+                    codingPath: [key],
+                    debugDescription: "nested containers are not supported in a record; decode a Codable value"))
+        }
+    }
+}
+
+/// Decodes one column of the current row: scalars directly, single-value `Codable` types through
+/// `singleValueContainer()`, and keyed or unkeyed types from the column's JSON text.
+struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+    let statement: Statement
+    let index: Int32
+    let column: String
+    var codingPath: [any CodingKey] { [ColumnKey(stringValue: column)] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw mismatch(Any.self, "a JSON object")
+    }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw mismatch(Any.self, "a JSON array") }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { statement.isNull(at: index) }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try integer(Int64.self) != 0 }
+    func decode(_ type: String.Type) throws -> String {
+        guard statement.storageClass(at: index) == .text else { throw mismatch(type, "TEXT") }
+        return statement.text(at: index)
+    }
+    func decode(_ type: Double.Type) throws -> Double {
+        switch statement.storageClass(at: index) {
+        case .real, .integer: return statement.double(at: index)
+        default: throw mismatch(type, "REAL")
+        }
+    }
+    func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
+    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == Date.self || T.self == Data.self || T.self == UUID.self || T.self == DatabaseValue.self,
+            let convertible = T.self as? any DatabaseValueConvertible.Type
+        {
+            let value = statement.value(at: index)
+            guard let result = convertible.fromDatabaseValue(value) as? T else {
+                throw mismatch(type, "a \(T.self) value")
+            }
+            return result
+        }
+        switch statement.storageClass(at: index) {
+        case .text where T.self != String.self:
+            // Single-value types (String-backed enums, wrappers) first; JSON for the rest.
+            do {
+                return try T(from: self)
+            } catch {
+                let data = Data(statement.text(at: index).utf8)
+                guard let decoded = try? JSONDecoder.forColumns.decode(T.self, from: data) else { throw error }
+                return decoded
+            }
+        case .blob:
+            do {
+                return try T(from: self)
+            } catch {
+                guard let decoded = try? JSONDecoder.forColumns.decode(T.self, from: statement.blob(at: index)) else {
+                    throw error
+                }
+                return decoded
+            }
+        default:
+            return try T(from: self)
+        }
+    }
+
+    private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let value: Int64
+        switch statement.storageClass(at: index) {
+        case .integer: value = statement.int64(at: index)
+        case .real:
+            guard let exact = Int64(exactly: statement.double(at: index)) else { throw mismatch(type, "INTEGER") }
+            value = exact
+        default: throw mismatch(type, "INTEGER")
+        }
+        guard let result = T(exactly: value) else { throw mismatch(type, "an INTEGER that fits \(T.self)") }
+        return result
+    }
+
+    private func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+        let found = statement.isNull(at: index) ? "NULL" : "\(statement.storageClass(at: index))".uppercased()
+        return .typeMismatch(
+            type, .init(codingPath: codingPath, debugDescription: "column \(column): expected \(expected), found \(found)"))
+    }
+}
+
+/// A coding key naming a column.
+struct ColumnKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension JSONDecoder {
+    /// The decoder for JSON-valued columns, matching ``JSONEncoder/forColumns``.
+    static var forColumns: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad date"))
+            }
+            return date
+        }
+        return decoder
+    }
+}

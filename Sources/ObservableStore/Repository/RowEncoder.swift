@@ -1,0 +1,267 @@
+import Foundation
+import StoreSQLite
+
+/// A record's columns and values, in the order its `encode(to:)` wrote them.
+struct EncodedRow {
+    var columns: [String] = []
+    var values: [DatabaseValue] = []
+
+    /// The value of `column`, if the record wrote one.
+    func value(of column: String) -> DatabaseValue? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+}
+
+/// Encodes a `Codable` record into an ``EncodedRow``: one keyed container, one column per key.
+///
+/// No JSON round trip: scalars go straight to ``DatabaseValue``s. Only values that are neither
+/// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
+enum RowEncoder {
+    static func encode(_ value: some Encodable) throws -> EncodedRow {
+        let encoder = Encoder()
+        try value.encode(to: encoder)
+        if let failure = encoder.failure { throw failure }
+        return encoder.row
+    }
+
+    /// Encodes one value for one column.
+    static func databaseValue(of value: some Encodable, column: String) throws -> DatabaseValue {
+        switch value {
+        case let value as any DatabaseValueConvertible: return value.databaseValue
+        default:
+            let encoder = ColumnEncoder()
+            try value.encode(to: encoder)
+            if let result = encoder.result { return result }
+            // A keyed or unkeyed value: store it as JSON text.
+            let data = try JSONEncoder.forColumns.encode(value)
+            return .text(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    final class Encoder: Swift.Encoder {
+        var row = EncodedRow()
+        var failure: (any Error)?
+        var codingPath: [any CodingKey] { [] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        init() {
+            row.columns.reserveCapacity(12)
+            row.values.reserveCapacity(12)
+        }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+            KeyedEncodingContainer(KeyedContainer(encoder: self))
+        }
+
+        func unkeyedContainer() -> any UnkeyedEncodingContainer {
+            failure = StoreError(.invalidInput, "a record must encode a keyed container (one column per key)")
+            return DiscardingContainers.unkeyed()
+        }
+
+        func singleValueContainer() -> any SingleValueEncodingContainer {
+            failure = StoreError(.invalidInput, "a record must encode a keyed container (one column per key)")
+            return DiscardingContainers.singleValue()
+        }
+
+        func append(_ column: String, _ value: DatabaseValue) {
+            if let index = row.columns.firstIndex(of: column) {
+                row.values[index] = value
+            } else {
+                row.columns.append(column)
+                row.values.append(value)
+            }
+        }
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let encoder: Encoder
+        var codingPath: [any CodingKey] { [] }
+
+        mutating func encodeNil(forKey key: Key) { encoder.append(key.stringValue, .null) }
+        mutating func encode(_ value: Bool, forKey key: Key) { encoder.append(key.stringValue, .integer(value ? 1 : 0)) }
+        mutating func encode(_ value: String, forKey key: Key) { encoder.append(key.stringValue, .text(value)) }
+        mutating func encode(_ value: Double, forKey key: Key) { encoder.append(key.stringValue, .real(value)) }
+        mutating func encode(_ value: Float, forKey key: Key) { encoder.append(key.stringValue, .real(Double(value))) }
+        mutating func encode(_ value: Int, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        mutating func encode(_ value: Int8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        mutating func encode(_ value: Int16, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        mutating func encode(_ value: Int32, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        mutating func encode(_ value: Int64, forKey key: Key) { encoder.append(key.stringValue, .integer(value)) }
+        mutating func encode(_ value: UInt8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        mutating func encode(_ value: UInt16, forKey key: Key) {
+            encoder.append(key.stringValue, .integer(Int64(value)))
+        }
+        mutating func encode(_ value: UInt32, forKey key: Key) {
+            encoder.append(key.stringValue, .integer(Int64(value)))
+        }
+        mutating func encode(_ value: UInt, forKey key: Key) throws {
+            encoder.append(key.stringValue, .integer(try exactInt64(value, key)))
+        }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws {
+            encoder.append(key.stringValue, .integer(try exactInt64(value, key)))
+        }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            encoder.append(key.stringValue, try RowEncoder.databaseValue(of: value, column: key.stringValue))
+        }
+
+        // Synthesized `Codable` skips nil optionals through `encodeIfPresent`; a record writes NULL instead,
+        // so that an update really clears the column.
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            try encodeOptional(value, key)
+        }
+
+        private mutating func encodeOptional<T: Encodable>(_ value: T?, _ key: Key) throws {
+            guard let value else { return encodeNil(forKey: key) }
+            try encode(value, forKey: key)
+        }
+
+        private func exactInt64<T: BinaryInteger>(_ value: T, _ key: Key) throws -> Int64 {
+            guard let result = Int64(exactly: value) else {
+                throw StoreError(.invalidInput, "column \(key.stringValue): \(value) does not fit in a 64-bit integer")
+            }
+            return result
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type, forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
+            encoder.failure = unsupported(key)
+            return DiscardingContainers.keyed(keyType)
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            encoder.failure = unsupported(key)
+            return DiscardingContainers.unkeyed()
+        }
+
+        mutating func superEncoder() -> any Swift.Encoder {
+            encoder.failure = StoreError(.invalidInput, "a record cannot encode a super encoder")
+            return encoder
+        }
+
+        mutating func superEncoder(forKey key: Key) -> any Swift.Encoder {
+            encoder.failure = unsupported(key)
+            return encoder
+        }
+
+        private func unsupported(_ key: Key) -> StoreError {
+            StoreError(
+                .invalidInput,
+                "column \(key.stringValue): nested containers are not supported in a record; "
+                    + "encode a Codable value instead (it is stored as JSON)")
+        }
+    }
+}
+
+/// Encodes a single-value `Codable` type (e.g. `enum Color: String`) into one ``DatabaseValue``.
+/// Leaves `result` nil when the type asks for a keyed or unkeyed container instead.
+final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
+    var result: DatabaseValue?
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        DiscardingContainers.keyed(type)
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainers.unkeyed() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() { result = .null }
+    func encode(_ value: Bool) { result = value.databaseValue }
+    func encode(_ value: String) { result = .text(value) }
+    func encode(_ value: Double) { result = .real(value) }
+    func encode(_ value: Float) { result = .real(Double(value)) }
+    func encode(_ value: Int) { result = .integer(Int64(value)) }
+    func encode(_ value: Int8) { result = .integer(Int64(value)) }
+    func encode(_ value: Int16) { result = .integer(Int64(value)) }
+    func encode(_ value: Int32) { result = .integer(Int64(value)) }
+    func encode(_ value: Int64) { result = .integer(value) }
+    func encode(_ value: UInt8) { result = .integer(Int64(value)) }
+    func encode(_ value: UInt16) { result = .integer(Int64(value)) }
+    func encode(_ value: UInt32) { result = .integer(Int64(value)) }
+    func encode(_ value: UInt) throws { result = .integer(try Self.exact(value)) }
+    func encode(_ value: UInt64) throws { result = .integer(try Self.exact(value)) }
+    func encode<T: Encodable>(_ value: T) throws { result = try RowEncoder.databaseValue(of: value, column: "") }
+
+    private static func exact<T: BinaryInteger>(_ value: T) throws -> Int64 {
+        guard let result = Int64(exactly: value) else {
+            throw StoreError(.invalidInput, "\(value) does not fit in a 64-bit integer")
+        }
+        return result
+    }
+}
+
+/// Throwaway containers, returned where an encoder must return one but has already recorded why it
+/// cannot go on: whatever is written into them is discarded.
+enum DiscardingContainers {
+    static func keyed<Key: CodingKey>(_ type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Keyed<Key>())
+    }
+    static func unkeyed() -> any UnkeyedEncodingContainer { Unkeyed() }
+    static func singleValue() -> any SingleValueEncodingContainer { Single() }
+
+    private final class Sink: Encoder {
+        var codingPath: [any CodingKey] { [] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { keyed(type) }
+        func unkeyedContainer() -> any UnkeyedEncodingContainer { Unkeyed() }
+        func singleValueContainer() -> any SingleValueEncodingContainer { Single() }
+    }
+
+    private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        var codingPath: [any CodingKey] { [] }
+        mutating func encodeNil(forKey key: Key) {}
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) {}
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type, forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> { keyed(keyType) }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { Unkeyed() }
+        mutating func superEncoder() -> any Encoder { Sink() }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { Sink() }
+    }
+
+    private struct Unkeyed: UnkeyedEncodingContainer {
+        var codingPath: [any CodingKey] { [] }
+        var count: Int { 0 }
+        mutating func encodeNil() {}
+        mutating func encode<T: Encodable>(_ value: T) {}
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type
+        ) -> KeyedEncodingContainer<NestedKey> { keyed(keyType) }
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { Unkeyed() }
+        mutating func superEncoder() -> any Encoder { Sink() }
+    }
+
+    private struct Single: SingleValueEncodingContainer {
+        var codingPath: [any CodingKey] { [] }
+        mutating func encodeNil() {}
+        mutating func encode<T: Encodable>(_ value: T) {}
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for JSON-valued columns: sorted keys (stable text), dates as RFC 3339.
+    static var forColumns: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        return encoder
+    }
+}

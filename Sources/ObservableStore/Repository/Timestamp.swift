@@ -1,0 +1,134 @@
+import Foundation
+
+/// The store's text form of dates: RFC 3339, UTC, milliseconds — `2026-11-22T10:00:01.250Z`.
+///
+/// Hand-written rather than `ISO8601DateFormatter` because rows are decoded by the hundred thousand.
+/// Parsing also accepts SQLite's `datetime()` form (`2026-11-22 10:00:01`), no or any number of
+/// fractional digits, and `+HH:MM` offsets.
+enum Timestamp {
+    /// Formats `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounding down to the millisecond.
+    static func format(_ date: Date) -> String {
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var days = totalMilliseconds / 86_400_000
+        var milliseconds = totalMilliseconds % 86_400_000
+        if milliseconds < 0 {
+            milliseconds += 86_400_000
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        let seconds = milliseconds / 1000
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[index] = UInt8(48 + value % 10)
+                value /= 10
+            }
+        }
+        put(year, 4, at: 0)
+        bytes[4] = 45  // -
+        put(month, 2, at: 5)
+        bytes[7] = 45
+        put(day, 2, at: 8)
+        bytes[10] = 84  // T
+        put(seconds / 3600, 2, at: 11)
+        bytes[13] = 58  // :
+        put(seconds / 60 % 60, 2, at: 14)
+        bytes[16] = 58
+        put(seconds % 60, 2, at: 17)
+        bytes[19] = 46  // .
+        put(milliseconds % 1000, 3, at: 20)
+        bytes[23] = 90  // Z
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Parses the forms listed on the type; nil for anything else.
+    static func parse(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var index = 0
+        func digits(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<count {
+                let byte = bytes[index]
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int64(byte - 48)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ allowed: UInt8...) -> Bool {
+            guard index < bytes.count, allowed.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var seconds: Double = 0
+        if index < bytes.count {
+            guard expect(84, 116, 32), let hour = digits(2), expect(58), let minute = digits(2),
+                hour < 24, minute < 60
+            else { return nil }
+            var second: Int64 = 0
+            if expect(58) {
+                guard let value = digits(2), value < 61 else { return nil }
+                second = value
+            }
+            seconds = Double(hour * 3600 + minute * 60 + second)
+            if expect(46) {
+                var scale = 0.1
+                var fraction = 0.0
+                let start = index
+                while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                    fraction += Double(bytes[index] - 48) * scale
+                    scale /= 10
+                    index += 1
+                }
+                guard index > start else { return nil }
+                seconds += fraction
+            }
+            if index < bytes.count {
+                if expect(90, 122) {
+                    // UTC
+                } else {
+                    guard index < bytes.count else { return nil }
+                    let sign: Double = bytes[index] == 45 ? -1 : 1
+                    guard expect(43, 45), let offsetHours = digits(2), expect(58), let offsetMinutes = digits(2)
+                    else { return nil }
+                    seconds -= sign * Double(offsetHours * 3600 + offsetMinutes * 60)
+                }
+            }
+            guard index == bytes.count else { return nil }
+        }
+        let days = Self.days(fromCivil: year, month, day)
+        return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds)
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01.
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

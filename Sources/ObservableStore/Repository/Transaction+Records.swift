@@ -1,0 +1,161 @@
+import StoreSQLite
+
+extension Transaction {
+    /// Inserts `record` and returns it as stored: `didInsert(rowID:)` has set an auto-assigned key.
+    ///
+    /// A constraint violation throws ``StoreError/Code/constraint`` and writes nothing.
+    @discardableResult
+    public func insert<R: Record>(_ record: R) throws -> R {
+        var record = record
+        let row = try RowEncoder.encode(record)
+        let sql =
+            "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
+            + "VALUES (\(placeholders(row.columns.count)))"
+        try withStatement(sql, row.values) { statement in
+            while try statement.step() {}
+        }
+        record.didInsert(rowID: connection.lastInsertRowID)
+        return record
+    }
+
+    /// Inserts `record`, or, when a row with its primary key exists, updates that row's other columns
+    /// (`INSERT … ON CONFLICT(pk) DO UPDATE`; never `INSERT OR REPLACE`, which deletes the old row).
+    @discardableResult
+    public func upsert<R: Record>(_ record: R) throws -> R {
+        var record = record
+        let row = try RowEncoder.encode(record)
+        let updates = row.columns.filter { $0 != R.primaryKey }
+            .map { "\(quoted($0)) = excluded.\(quoted($0))" }
+        let sql =
+            "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
+            + "VALUES (\(placeholders(row.columns.count))) ON CONFLICT(\(quoted(R.primaryKey))) "
+            + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
+        try withStatement(sql, row.values) { statement in
+            while try statement.step() {}
+        }
+        if row.value(of: R.primaryKey)?.isNull ?? true {
+            record.didInsert(rowID: connection.lastInsertRowID)
+        }
+        return record
+    }
+
+    /// Writes every column of `record` to the row with its primary key.
+    ///
+    /// Throws ``StoreError/Code/notFound`` when no such row exists.
+    public func update<R: Record>(_ record: R) throws {
+        let row = try RowEncoder.encode(record)
+        let key = try primaryKeyValue(of: row, R.self)
+        var assignments: [String] = []
+        var arguments: [DatabaseValue] = []
+        for (column, value) in zip(row.columns, row.values) where column != R.primaryKey {
+            assignments.append("\(quoted(column)) = ?")
+            arguments.append(value)
+        }
+        guard !assignments.isEmpty else { return }
+        arguments.append(key)
+        let sql =
+            "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
+        try withStatement(sql, arguments) { statement in
+            while try statement.step() {}
+        }
+        guard connection.changes > 0 else {
+            throw StoreError.recordNotFound(table: R.tableName, key: key.keyText)
+        }
+    }
+
+    /// Deletes the row with `record`'s primary key; returns whether a row was deleted.
+    @discardableResult
+    public func delete<R: Record>(_ record: R) throws -> Bool {
+        let key = try primaryKeyValue(of: try RowEncoder.encode(record), R.self)
+        return try delete(R.self, key: key)
+    }
+
+    /// Deletes the row whose primary key is `key`; returns whether a row was deleted.
+    @discardableResult
+    public func delete<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> Bool {
+        let sql = "DELETE FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+        try withStatement(sql, [key.databaseValue]) { statement in
+            while try statement.step() {}
+        }
+        return connection.changes > 0
+    }
+
+    /// Deletes every record `query` selects; returns how many were deleted.
+    @discardableResult
+    public func deleteAll<R: Record>(_ query: Query<R>) throws -> Int {
+        let (whereSQL, arguments) = try query.whereClause()
+        let sql: String
+        if query.limitCount != nil || query.offsetCount != nil {
+            let pk = quoted(R.primaryKey)
+            sql =
+                "DELETE FROM \(quoted(R.tableName)) WHERE \(pk) IN (SELECT \(pk) FROM \(quoted(R.tableName))"
+                + whereSQL + query.orderLimitClause() + ")"
+        } else {
+            sql = "DELETE FROM \(quoted(R.tableName))" + whereSQL
+        }
+        try withStatement(sql, arguments) { statement in
+            while try statement.step() {}
+        }
+        return connection.changes
+    }
+
+    /// The record whose primary key is `key`, or nil.
+    public func fetch<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> R? {
+        let sql = "SELECT \(selection(R.self)) FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+        return try withStatement(sql, [key.databaseValue]) { statement in
+            try statement.step() ? decode(R.self, from: statement, table: R.tableName) : nil
+        }
+    }
+
+    /// Every record `query` selects, in its order.
+    public func fetchAll<R: Record>(_ query: Query<R>) throws -> [R] {
+        let (whereSQL, arguments) = try query.whereClause()
+        let sql = "SELECT \(selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
+        return try withStatement(sql, arguments) { statement in
+            try decodeAll(R.self, from: statement, table: R.tableName)
+        }
+    }
+
+    /// The first record `query` selects, or nil.
+    public func fetchOne<R: Record>(_ query: Query<R>) throws -> R? {
+        try fetchAll(query.limit(1)).first
+    }
+
+    /// How many records `query` selects.
+    public func count<R: Record>(_ query: Query<R>) throws -> Int {
+        let (whereSQL, arguments) = try query.whereClause()
+        var sql = "SELECT count(*) FROM \(quoted(R.tableName))" + whereSQL
+        if query.limitCount != nil || query.offsetCount != nil {
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause() + ")"
+        }
+        return try withStatement(sql, arguments) { statement in
+            try statement.step() ? Int(statement.int64(at: 0)) : 0
+        }
+    }
+
+    private func selection<R: Record>(_ type: R.Type) -> String {
+        R.columns.map { $0.map(quoted).joined(separator: ", ") } ?? "*"
+    }
+
+    private func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    private func primaryKeyValue<R: Record>(of row: EncodedRow, _ type: R.Type) throws -> DatabaseValue {
+        guard let key = row.value(of: R.primaryKey), !key.isNull else {
+            throw StoreError(.invalidInput, "\(R.tableName): the record has no primary key value (\(R.primaryKey))")
+        }
+        return key
+    }
+}
+
+extension DatabaseValue {
+    /// The value as it reads in a record path such as `nodes/42` or `user_info/me`.
+    var keyText: String {
+        switch self {
+        case .text(let text): text
+        case .integer(let value): String(value)
+        default: description
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// One row of the migration history (`_store_migrations`).
+public struct AppliedMigration: Sendable, Equatable {
+    /// The migration set's name ("store" for the library's own).
+    public let set: String
+    /// The migration's version.
+    public let version: Int
+    /// The migration's descriptive name.
+    public let name: String
+    /// The checksum recorded when it was applied.
+    public let checksum: String
+    /// When it was applied.
+    public let appliedAt: Date
+    /// How long it took, in milliseconds.
+    public let durationMilliseconds: Int
+    /// Who applied it, e.g. "ObservableStore 0.1.0".
+    public let appliedBy: String
+}

@@ -1,0 +1,335 @@
+import Foundation
+import Logging
+import StoreSQLite
+
+/// Applies migration sets to the writer connection, following the contract of STORECTL.md C.5:
+/// lock, validate before writing, back up, then one `BEGIN IMMEDIATE` transaction per file that
+/// re-reads the history first, runs the file, checks foreign keys and records itself.
+struct Migrator {
+    static let historyTable = "_store_migrations"
+    /// The built-in migration 0000: the history table and the application id.
+    static let bootstrapSQL = """
+        CREATE TABLE IF NOT EXISTS _store_migrations (
+          set_name     TEXT    NOT NULL,
+          version      INTEGER NOT NULL,
+          name         TEXT    NOT NULL,
+          checksum     TEXT    NOT NULL,
+          applied_at   TEXT    NOT NULL,
+          duration_ms  INTEGER NOT NULL,
+          applied_by   TEXT    NOT NULL,
+          PRIMARY KEY (set_name, version)
+        ) STRICT;
+        PRAGMA application_id = \(Store.applicationID);
+        """
+
+    struct HistoryRow {
+        var set: String
+        var version: Int
+        var name: String
+        var checksum: String
+    }
+
+    let connection: Connection
+    /// The database file, or nil for an in-memory store (no lock, no backup).
+    let path: String?
+    let sets: [MigrationSet]
+    let configuration: StoreConfiguration
+
+    /// Does what `policy` says at open.
+    mutating func open(policy: StoreConfiguration.MigrationPolicy) throws {
+        switch policy {
+        case .none: return
+        case .validateOnly:
+            try checkApplicationID()
+            try validate(try readHistory())
+        case .migrate: try migrate(limit: nil)
+        case .migrateUpTo(let version, let set):
+            guard sets.contains(where: { $0.name == set }) else {
+                throw StoreError(.invalidInput, "no migration set named \(set)")
+            }
+            try migrate(limit: (set, version))
+        }
+    }
+
+    /// Validates, then applies what is pending (up to `limit`), under the migration lock.
+    func migrate(limit: (set: String, version: Int)?) throws {
+        try checkApplicationID()
+        let needsBootstrap = try !historyTableExists()
+        if !needsBootstrap {
+            let history = try readHistory()
+            try validate(history)
+            if pending(history, limit: limit).isEmpty { return }
+        }
+        let lock = try path.map { try MigrationLock(databasePath: $0, timeout: configuration.migrationLockTimeout) }
+        defer { withExtendedLifetime(lock) {} }
+        try bootstrap()
+        let history = try readHistory()
+        try validate(history)
+        let work = pending(history, limit: limit)
+        guard let first = work.first else { return }
+        if let path, configuration.backupBeforeMigrating, !history.isEmpty {
+            try backup(path: path, before: first)
+        }
+        for (set, migration) in work {
+            try apply(migration, of: set)
+        }
+    }
+
+    // MARK: - Reading and validating the history
+
+    func historyTableExists() throws -> Bool {
+        try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(Migrator.historyTable)'")
+            defer { statement.reset() }
+            return try statement.step()
+        }
+    }
+
+    func readHistory() throws -> [HistoryRow] {
+        guard try historyTableExists() else { return [] }
+        return try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT set_name, version, name, checksum FROM \(Migrator.historyTable) ORDER BY set_name, version")
+            defer { statement.reset() }
+            var rows: [HistoryRow] = []
+            while try statement.step() {
+                rows.append(
+                    HistoryRow(
+                        set: statement.text(at: 0), version: Int(statement.int64(at: 1)), name: statement.text(at: 2),
+                        checksum: statement.text(at: 3)))
+            }
+            return rows
+        }
+    }
+
+    /// Refuses a file that belongs to another application (a different non-zero application id).
+    func checkApplicationID() throws {
+        let id = try StoreError.wrapping {
+            let statement = try connection.cachedStatement("PRAGMA application_id")
+            defer { statement.reset() }
+            return try statement.step() ? Int32(truncatingIfNeeded: statement.int64(at: 0)) : 0
+        }
+        guard id == 0 || id == Store.applicationID else {
+            throw StoreError(
+                .notAStore,
+                "\(path ?? ":memory:") is not an ObservableStore store (application_id 0x\(String(UInt32(bitPattern: id), radix: 16)))")
+        }
+    }
+
+    /// Throws for a newer schema, a changed applied file, or a pending file below an applied one.
+    /// History rows of sets this code does not know (another service's) are left alone.
+    func validate(_ history: [HistoryRow]) throws {
+        for set in sets {
+            let applied = history.filter { $0.set == set.name }
+            if let newest = applied.last, newest.version > set.latestVersion {
+                throw StoreError.schemaTooNew(db: newest.version, known: set.latestVersion, set: set.name)
+            }
+            for row in applied {
+                let migration = set.migrations[row.version - 1]
+                guard migration.checksum == row.checksum else {
+                    throw StoreError(
+                        .migrationConflict,
+                        "\(migration.id).sql was changed after it was applied (history sha256 \(row.checksum.prefix(12))…, "
+                            + "file \(migration.checksum.prefix(12))…); restore the file, or after review run "
+                            + "`storectl migrate repair --accept \(Migration.format(row.version))`")
+                }
+            }
+            let appliedVersions = Set(applied.map(\.version))
+            if let newest = applied.last,
+                let gap = set.migrations.first(where: { $0.version < newest.version && !appliedVersions.contains($0.version) })
+            {
+                throw StoreError(
+                    .migrationConflict,
+                    "\(gap.id).sql is pending but \(Migration.format(newest.version)) is already applied (out of order)")
+            }
+        }
+    }
+
+    /// The migrations not yet applied, in apply order, cut at `limit`.
+    func pending(_ history: [HistoryRow], limit: (set: String, version: Int)?) -> [(MigrationSet, Migration)] {
+        var work: [(MigrationSet, Migration)] = []
+        for set in sets {
+            let applied = Set(history.filter { $0.set == set.name }.map(\.version))
+            for migration in set.migrations where !applied.contains(migration.version) {
+                if let limit, limit.set == set.name, migration.version > limit.version { break }
+                work.append((set, migration))
+            }
+            if let limit, limit.set == set.name { break }
+        }
+        return work
+    }
+
+    // MARK: - Writing
+
+    private func bootstrap() throws {
+        try StoreError.wrapping {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                try connection.execute(Migrator.bootstrapSQL)
+                try connection.execute("COMMIT")
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    private func backup(path: String, before first: (MigrationSet, Migration)) throws {
+        let setPart = first.0.name == MigrationSet.storeSetName ? "" : "\(first.0.name)-"
+        let backupPath = "\(path).pre-\(setPart)\(Migration.format(first.1.version)).bak"
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: backupPath + suffix) }
+        try StoreError.wrapping {
+            let destination = try Connection(path: backupPath, mode: .readWrite(create: true), busyTimeoutMilliseconds: 1000)
+            defer { destination.close() }
+            try connection.backup(to: destination, pagesPerStep: -1)
+        }
+        configuration.logger.info("backed up before migrating", metadata: ["backup": "\(backupPath)"])
+    }
+
+    /// Applies one file. Returns false when another process applied it meanwhile.
+    @discardableResult
+    private func apply(_ migration: Migration, of set: MigrationSet) throws -> Bool {
+        let started = ContinuousClock.now
+        try StoreError.wrapping { try connection.execute("PRAGMA foreign_keys = OFF") }
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+        if migration.runsInTransaction {
+            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
+            do {
+                guard try !isApplied(migration, of: set) else {
+                    try StoreError.wrapping { try connection.execute("ROLLBACK") }
+                    return false
+                }
+                try run(migration, of: set, allow: Migrator.isAllowedInTransaction)
+                try checkForeignKeys(migration, of: set)
+                try record(migration, of: set, started: started)
+                try StoreError.wrapping { try connection.execute("COMMIT") }
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        } else {
+            guard try !isApplied(migration, of: set) else { return false }
+            try run(migration, of: set, allow: Migrator.isAllowedWithoutTransaction)
+            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
+            do {
+                try record(migration, of: set, started: started)
+                try StoreError.wrapping { try connection.execute("COMMIT") }
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+        configuration.logger.info(
+            "applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
+        return true
+    }
+
+    private func isApplied(_ migration: Migration, of set: MigrationSet) throws -> Bool {
+        try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT 1 FROM \(Migrator.historyTable) WHERE set_name = ? AND version = ?")
+            defer { statement.reset() }
+            try statement.bind([.text(set.name), .integer(Int64(migration.version))])
+            return try statement.step()
+        }
+    }
+
+    private func run(_ migration: Migration, of set: MigrationSet, allow: (String) -> Bool) throws {
+        do {
+            try connection.executeScript(migration.sql) { statement in
+                guard allow(Migrator.firstKeyword(of: statement.sql)) else {
+                    throw StoreError(
+                        .migrationConflict,
+                        "\(migration.id).sql: `\(Migrator.firstKeyword(of: statement.sql))` is not allowed "
+                            + (migration.runsInTransaction
+                                ? "in a migration (each file already runs in its own transaction)"
+                                : "in a no-transaction migration (only PRAGMA and VACUUM)"))
+                }
+            }
+        } catch let error as SQLiteError {
+            let line = error.offset.map { Migrator.line(atByteOffset: $0, in: migration.sql) }
+            throw StoreError(
+                .migrationConflict,
+                "\(migration.id) failed\(line.map { " at line \($0)" } ?? ""): \(error.message); "
+                    + "nothing from \(Migration.format(migration.version)) was applied; "
+                    + unchangedText(before: migration, of: set),
+                sqliteCode: error.extendedCode)
+        }
+    }
+
+    private func unchangedText(before migration: Migration, of set: MigrationSet) -> String {
+        let previous = migration.version - 1
+        let setText = set.name == MigrationSet.storeSetName ? "" : " of set \(set.name)"
+        switch previous {
+        case 0: return "the store is unchanged"
+        case 1: return "0001\(setText) is unchanged"
+        default: return "0001–\(Migration.format(previous))\(setText) are unchanged"
+        }
+    }
+
+    private func checkForeignKeys(_ migration: Migration, of set: MigrationSet) throws {
+        let violations = try StoreError.wrapping {
+            let statement = try connection.prepare("PRAGMA foreign_key_check")
+            var found: [String] = []
+            while try statement.step(), found.count < 5 {
+                found.append("\(statement.text(at: 0)) rowid \(statement.int64(at: 1)) → \(statement.text(at: 2))")
+            }
+            return found
+        }
+        guard violations.isEmpty else {
+            throw StoreError(
+                .constraint,
+                "\(migration.id) leaves foreign key violations (\(violations.joined(separator: "; "))); "
+                    + "nothing from \(Migration.format(migration.version)) was applied")
+        }
+    }
+
+    private func record(_ migration: Migration, of set: MigrationSet, started: ContinuousClock.Instant) throws {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        try StoreError.wrapping {
+            try connection.cachedStatement(
+                "INSERT INTO \(Migrator.historyTable) (set_name, version, name, checksum, applied_at, duration_ms, applied_by) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ).execute([
+                .text(set.name), .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
+                .text(Timestamp.format(Date())), .integer(milliseconds), .text(configuration.appliedBy),
+            ])
+            if set.name == MigrationSet.storeSetName {
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+
+    // MARK: - Statement inspection
+
+    static func isAllowedInTransaction(_ keyword: String) -> Bool {
+        !["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "VACUUM", "ATTACH", "DETACH"].contains(keyword)
+    }
+
+    static func isAllowedWithoutTransaction(_ keyword: String) -> Bool {
+        keyword == "PRAGMA" || keyword == "VACUUM"
+    }
+
+    /// The first SQL keyword of a statement, upper-cased, after white space and comments.
+    static func firstKeyword(of sql: String) -> String {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*"), let end = rest.range(of: "*/") {
+                rest = rest[end.upperBound...]
+            } else {
+                break
+            }
+        }
+        return rest.prefix { $0.isLetter }.uppercased()
+    }
+
+    /// The 1-based line of a UTF-8 byte offset in `text`.
+    static func line(atByteOffset offset: Int, in text: String) -> Int {
+        text.utf8.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import StoreSQLite
+
+extension Store {
+    /// The migration history, oldest first within each set.
+    public func appliedMigrations() throws -> [AppliedMigration] {
+        try read { tx in
+            guard try tx.fetchValue(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [Migrator.historyTable]) != nil
+            else { return [] }
+            return try tx.fetchRows(
+                "SELECT set_name, version, name, checksum, applied_at, duration_ms, applied_by "
+                    + "FROM \(Migrator.historyTable) ORDER BY set_name, version"
+            ).map { row in
+                AppliedMigration(
+                    set: row.value("set_name") ?? "", version: row.value("version") ?? 0, name: row.value("name") ?? "",
+                    checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at") ?? Date(timeIntervalSince1970: 0),
+                    durationMilliseconds: row.value("duration_ms") ?? 0, appliedBy: row.value("applied_by") ?? "")
+            }
+        }
+    }
+
+    /// The schema as SQL: every table, index, view and trigger (SQLite's internal ones excepted),
+    /// tables first, each group by name. The golden snapshot `Migrations/schema.sql` holds this text.
+    public func schemaSQL() throws -> String {
+        try read { tx in
+            try tx.fetchRows(
+                """
+                SELECT sql FROM sqlite_master
+                WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, name
+                """
+            ).compactMap { $0.value("sql", as: String.self) }.map { $0 + ";\n" }.joined(separator: "\n")
+        }
+    }
+
+    /// `PRAGMA user_version`: the highest applied version of the library's own migration set.
+    public func schemaVersion() throws -> Int {
+        try read { tx in try tx.fetchValue("PRAGMA user_version").flatMap(Int.fromDatabaseValue) ?? 0 }
+    }
+
+    /// Copies the store to a new file at `destination` with SQLite's online backup API, while other
+    /// writers go on, then runs `PRAGMA quick_check` on the copy.
+    ///
+    /// Refuses (``StoreError/Code/invalidInput``) when `destination` exists.
+    public func backup(to destination: String) throws {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError(.invalidInput, "\(destination) exists; choose another path")
+        }
+        let copy = try StoreError.wrapping {
+            try Connection(path: destination, mode: .readWrite(create: true), busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        }
+        defer { copy.close() }
+        try StoreError.wrapping {
+            if readers.maximum > 0 {
+                try readers.withReader { try $0.backup(to: copy, pagesPerStep: -1) }
+            } else {
+                try writer.sync { try $0.backup(to: copy, pagesPerStep: -1) }
+            }
+            let check = try copy.prepare("PRAGMA quick_check")
+            let result = try check.step() ? check.text(at: 0) : ""
+            check.reset()
+            guard result == "ok" else {
+                throw StoreError(.corrupt, "the backup at \(destination) failed its quick_check: \(result)")
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import StoreSQLite
+
+/// A persistent record store on one SQLite file: one writer connection, a pool of readers (WAL),
+/// and the migrations applied when it opens.
+///
+/// `Store` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
+/// reads run on reader connections and never wait for writes. Every closure runs synchronously on
+/// the calling thread's behalf; the `async` variants do not block the caller's thread.
+///
+/// For example:
+///
+/// ```swift
+/// let store = try Store(path: "app.sqlite")            // creates the file, applies migrations
+/// let nodes = store.repository(NodeVO.self)
+/// let node = try nodes.insert(NodeVO(name: "Start", x: 0, y: 0))
+/// try store.write { tx in
+///     try tx.update(NodeVO(id: node.id, name: "Begin", x: 5, y: 5))
+///     try tx.insert(UserInfo(id: "me", name: "Ada"))
+/// }
+/// let count = try store.read { try $0.count(Query<NodeVO>()) }
+/// ```
+public final class Store: Sendable {
+    /// This library's version, recorded in the migration history.
+    public static let libraryVersion = "0.1.0"
+    /// `PRAGMA application_id` of every store file: 0x53544f52, "STOR".
+    public static let applicationID: Int32 = 0x5354_4f52
+    /// SQLite compile options the store cannot work without.
+    static let requiredCompileOptions = ["ENABLE_PREUPDATE_HOOK"]
+
+    /// The database file's path.
+    public let path: String
+    /// The configuration the store was opened with.
+    public let configuration: StoreConfiguration
+    let writer: SerializedConnection
+    let readers: ReaderPool
+
+    /// Opens (or creates) the store at `path` and applies migrations as
+    /// ``StoreConfiguration/migrationPolicy`` says.
+    ///
+    /// Throws ``StoreError/Code/schemaTooNew`` for a database migrated by newer code and
+    /// ``StoreError/Code/migrationConflict`` when its history disagrees with the known migrations;
+    /// in both cases nothing is changed. Pass ":memory:" for a private in-memory store.
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        try Store.checkCompileOptions(Store.requiredCompileOptions)
+        let inMemory = path == ":memory:"
+        if !inMemory, !configuration.createIfMissing, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(.notFound, "no store at \(path)")
+        }
+        var isDirectory: ObjCBool = false
+        if !inMemory, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError(.cannotOpen, "\(path) is a directory, not a store file")
+        }
+        let timeout = configuration.busyTimeoutMilliseconds
+        let connection = try StoreError.wrapping {
+            try Connection(path: path, mode: .readWrite(create: configuration.createIfMissing), busyTimeoutMilliseconds: timeout)
+        }
+        do {
+            try Store.configureWriter(connection, configuration, inMemory: inMemory)
+            var migrator = Migrator(
+                connection: connection, path: inMemory ? nil : path,
+                sets: [MigrationSet.store] + configuration.migrationSets, configuration: configuration)
+            try migrator.open(policy: configuration.migrationPolicy)
+        } catch {
+            connection.close()
+            throw error
+        }
+        self.path = path
+        self.configuration = configuration
+        self.writer = SerializedConnection(connection, label: "ObservableStore.writer")
+        self.readers = ReaderPool(maximum: inMemory ? 0 : configuration.maximumReaderCount) {
+            try StoreError.wrapping {
+                try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: timeout)
+            }
+        }
+        configuration.logger.debug("opened store", metadata: ["path": "\(path)"])
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes every connection. Later calls throw ``StoreError/Code/transactionMisuse``.
+    public func close() {
+        writer.close()
+        readers.close()
+    }
+
+    /// A repository of `type`'s table in this store.
+    public func repository<R: Record>(_ type: R.Type) -> Repository<R> {
+        Repository(store: self)
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`) and commits; if `body` throws,
+    /// everything it did is rolled back and the error is rethrown.
+    ///
+    /// Writes are serialized: a call waits for the write in progress. Calling `write` from inside a
+    /// `write` closure throws ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a
+    /// savepoint) instead. Waiting longer than the busy timeout for another process's write throws
+    /// ``StoreError/Code/busy``.
+    public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
+        try writer.sync { connection in try Store.runTransaction(on: connection, kind: .write, body) }
+    }
+
+    /// Like ``write(_:)``, without blocking the caller's thread.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await writer.async { connection in try Store.runTransaction(on: connection, kind: .write, body) }
+    }
+
+    /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
+    public func read<T>(_ body: (Transaction) throws -> T) throws -> T {
+        guard readers.maximum > 0 else {
+            return try writer.sync { connection in try Store.runTransaction(on: connection, kind: .read, body) }
+        }
+        return try readers.withReader { connection in try Store.runTransaction(on: connection, kind: .read, body) }
+    }
+
+    /// Like ``read(_:)``, without blocking the caller's thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.read(body) })
+            }
+        }
+    }
+
+    static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
+        // A read on the writer connection (in-memory stores) is made read-only with query_only.
+        let readOnWriter = kind == .read && !connection.isReadOnly
+        try StoreError.wrapping {
+            if readOnWriter { try connection.execute("PRAGMA query_only = ON") }
+            try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        }
+        let transaction = Transaction(connection: connection, kind: kind)
+        defer {
+            transaction.end()
+            if readOnWriter { try? connection.execute("PRAGMA query_only = OFF") }
+        }
+        do {
+            let result = try body(transaction)
+            try StoreError.wrapping { try connection.execute("COMMIT") }
+            return result
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: - Opening
+
+    static func checkCompileOptions(_ options: [String]) throws {
+        for option in options where !Connection.compileOptionUsed(option) {
+            throw StoreError(
+                .unsupportedSQLite,
+                "the linked SQLite \(Connection.libraryVersion) was built without \(option), which change capture "
+                    + "needs; use a libsqlite3 built with SQLITE_\(option) (Debian's and Ubuntu's are)")
+        }
+    }
+
+    private static func configureWriter(_ connection: Connection, _ configuration: StoreConfiguration, inMemory: Bool) throws {
+        try StoreError.wrapping {
+            if !inMemory {
+                let statement = try connection.prepare("PRAGMA journal_mode = WAL")
+                let mode = try statement.step() ? statement.text(at: 0) : ""
+                statement.reset()
+                guard mode.lowercased() == "wal" else {
+                    throw StoreError(.cannotOpen, "\(connection.path): could not switch to WAL (journal_mode is \(mode))")
+                }
+            }
+            try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            try connection.execute("PRAGMA foreign_keys = ON")
+        }
+    }
+}

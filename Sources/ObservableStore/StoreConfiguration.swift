@@ -1,0 +1,70 @@
+import Logging
+
+/// How a ``Store`` opens its file, applies migrations and talks to SQLite.
+///
+/// For example:
+///
+/// ```swift
+/// var configuration = StoreConfiguration()
+/// configuration.synchronous = .full
+/// configuration.migrationSets = [try MigrationSet(name: "billing", directory: migrationsURL)]
+/// let store = try Store(path: "app.sqlite", configuration: configuration)
+/// ```
+public struct StoreConfiguration: Sendable {
+    /// SQLite's `PRAGMA synchronous`: how hard a commit waits for the disk.
+    public enum Synchronous: String, Sendable {
+        /// In WAL mode a commit survives a process crash; a power loss may undo the last commits. The default.
+        case normal = "NORMAL"
+        /// Every commit is synced to disk before `write` returns: survives power loss, costs an fsync.
+        case full = "FULL"
+    }
+
+    /// What opening a store does about migrations.
+    public enum MigrationPolicy: Sendable, Equatable {
+        /// Validate the history, then apply every pending migration of every set. The default.
+        case migrate
+        /// Validate, then apply pending migrations of `set` up to `version` (sets before it in full, later ones not at all).
+        /// Meant for migration tests: seed data at one version, then open again to continue.
+        case migrateUpTo(version: Int, set: String)
+        /// Validate the history (newer schema, conflicts) but apply nothing.
+        case validateOnly
+        /// Neither validate nor apply: for tools that inspect any store, whatever its schema.
+        case none
+    }
+
+    /// `PRAGMA synchronous`; `.normal` by default.
+    public var synchronous: Synchronous = .normal
+    /// How long a connection waits for a lock before failing with ``StoreError/Code/busy``. 5 s by default.
+    public var busyTimeout: Duration = .seconds(5)
+    /// The most reader connections kept open at once (reads never wait for the writer). 4 by default.
+    public var maximumReaderCount: Int = 4
+    /// Create the file when it does not exist. True by default; storectl opens existing stores with false.
+    public var createIfMissing = true
+    /// Migration sets of the embedding service, applied after the library's own set, in this order.
+    public var migrationSets: [MigrationSet] = []
+    /// What opening does about migrations; ``MigrationPolicy/migrate`` by default.
+    public var migrationPolicy: MigrationPolicy = .migrate
+    /// Copy the database to `<path>.pre-NNNN.bak` (SQLite's backup API) before applying migrations to
+    /// a store that already holds applied migrations. True by default.
+    public var backupBeforeMigrating = true
+    /// How long to wait for another process that is migrating the same file. 30 s by default.
+    public var migrationLockTimeout: Duration = .seconds(30)
+    /// Who applies migrations, recorded in the history's `applied_by` (e.g. "MyApp 2.1").
+    public var applicationName: String?
+    /// Where the store logs (swift-log). Quiet by default.
+    public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The default configuration.
+    public init() {}
+
+    var busyTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = busyTimeout.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    var appliedBy: String {
+        let library = "ObservableStore \(Store.libraryVersion)"
+        guard let applicationName else { return library }
+        return "\(applicationName) (store lib \(Store.libraryVersion))"
+    }
+}

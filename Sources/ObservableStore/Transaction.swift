@@ -1,0 +1,162 @@
+import StoreSQLite
+
+/// The handle a ``Store/write(_:)`` or ``Store/read(_:)`` closure works with: raw SQL, records, savepoints.
+///
+/// Everything done through one `Transaction` commits or rolls back together. A transaction is
+/// valid only inside its closure and only on the thread that runs the closure: do not keep it or
+/// pass it to another task. Read transactions see one consistent snapshot and cannot write.
+///
+/// For example:
+///
+/// ```swift
+/// try store.write { tx in
+///     var node = try tx.insert(NodeVO(name: "A", x: 0, y: 0))
+///     node.x = 10
+///     try tx.update(node)
+/// }
+/// ```
+public final class Transaction {
+    /// Whether a transaction may write.
+    public enum Kind: Sendable {
+        /// A `BEGIN IMMEDIATE` transaction on the writer connection.
+        case write
+        /// A read-only snapshot on a reader connection.
+        case read
+    }
+
+    /// Whether this transaction can write.
+    public let kind: Kind
+    let connection: Connection
+    private(set) var isActive = true
+    private var savepointDepth = 0
+
+    init(connection: Connection, kind: Kind) {
+        self.connection = connection
+        self.kind = kind
+    }
+
+    func end() { isActive = false }
+
+    func checkActive() throws {
+        guard isActive else {
+            throw StoreError(.transactionMisuse, "the transaction has ended: use it only inside its closure")
+        }
+    }
+
+    // MARK: - Raw SQL
+
+    /// Runs one SQL statement with bound `arguments` and returns how many rows it changed.
+    ///
+    /// Without arguments, `sql` may hold several statements separated by `;`.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int {
+        try checkActive()
+        return try StoreError.wrapping {
+            if arguments.isEmpty {
+                try connection.execute(sql)
+            } else {
+                try connection.cachedStatement(sql).execute(arguments.map(\.databaseValue))
+            }
+            return connection.changes
+        }
+    }
+
+    /// Runs a query and returns every row.
+    public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
+        try withStatement(sql, arguments) { statement in
+            let columns = statement.columnNames
+            var rows: [Row] = []
+            while try statement.step() {
+                rows.append(Row(columns: columns, values: statement.row()))
+            }
+            return rows
+        }
+    }
+
+    /// Runs a query and returns the first column of the first row, or nil when there is no row.
+    public func fetchValue(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> DatabaseValue? {
+        try withStatement(sql, arguments) { statement in
+            try statement.step() ? statement.value(at: 0) : nil
+        }
+    }
+
+    /// Runs a query and decodes each row as a `T` (columns by name, as for records).
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, sql: String, arguments: [any DatabaseValueConvertible] = []
+    ) throws -> [T] {
+        try withStatement(sql, arguments) { statement in
+            try decodeAll(type, from: statement, table: nil)
+        }
+    }
+
+    /// Prepares (cached), binds, runs `body`, and always resets the statement afterwards, so that no
+    /// statement stays active between calls.
+    func withStatement<T>(
+        _ sql: String, _ arguments: [any DatabaseValueConvertible], _ body: (Statement) throws -> T
+    ) throws -> T {
+        try withStatement(sql, arguments.map(\.databaseValue), body)
+    }
+
+    func withStatement<T>(_ sql: String, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T) throws -> T {
+        try checkActive()
+        return try StoreError.wrapping {
+            let statement = try connection.cachedStatement(sql)
+            defer { statement.reset() }
+            try statement.bind(arguments)
+            return try body(statement)
+        }
+    }
+
+    func decodeAll<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> [T] {
+        var results: [T] = []
+        while try statement.step() {
+            results.append(try decode(type, from: statement, table: table))
+        }
+        return results
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
+        do {
+            return try RowDecoder.decode(type, from: statement)
+        } catch let error as DecodingError {
+            throw StoreError(.invalidInput, "cannot decode \(T.self)\(table.map { " from \($0)" } ?? ""): \(error.summary)")
+        }
+    }
+
+    // MARK: - Savepoints
+
+    /// Runs `body` inside a savepoint: if it throws, only its work is rolled back, then the error is rethrown.
+    ///
+    /// Savepoints nest. Related SQLite documentation: <https://www.sqlite.org/lang_savepoint.html>
+    public func savepoint<T>(_ body: (Transaction) throws -> T) throws -> T {
+        try checkActive()
+        savepointDepth += 1
+        let name = "store_savepoint_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try StoreError.wrapping { try connection.execute("SAVEPOINT \(name)") }
+        do {
+            let result = try body(self)
+            try StoreError.wrapping { try connection.execute("RELEASE \(name)") }
+            return result
+        } catch {
+            if connection.isInTransaction {
+                try? connection.execute("ROLLBACK TO \(name)")
+                try? connection.execute("RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+}
+
+extension DecodingError {
+    /// The debug description of the error, which names the column.
+    var summary: String {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            context.debugDescription
+        @unknown default:
+            "\(self)"
+        }
+    }
+}

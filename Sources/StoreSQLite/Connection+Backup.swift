@@ -1,0 +1,28 @@
+internal import CSQLite
+
+extension Connection {
+    /// Copies this connection's main database into `destination`'s, page by page, while other
+    /// connections may keep writing (SQLite's online backup API).
+    ///
+    /// The corresponding C functions are `sqlite3_backup_init`, `_step` and `_finish`.
+    /// A step that finds the source locked is retried every 5 ms, at most `maxBusyRetries` times.
+    /// Related SQLite documentation: <https://www.sqlite.org/backup.html>
+    package func backup(to destination: Connection, pagesPerStep: Int32 = 256, maxBusyRetries: Int = 1000) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.lastError(sqlite3_errcode(destination.handle), sql: nil)
+        }
+        var code: Int32
+        var busyRetries = 0
+        repeat {
+            code = sqlite3_backup_step(backup, pagesPerStep)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+                busyRetries += 1
+                sqlite3_sleep(5)
+            }
+        } while code == SQLITE_OK || ((code == SQLITE_BUSY || code == SQLITE_LOCKED) && busyRetries < maxBusyRetries)
+        let finish = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE, finish == SQLITE_OK else {
+            throw destination.lastError(code == SQLITE_DONE ? finish : code, sql: nil)
+        }
+    }
+}

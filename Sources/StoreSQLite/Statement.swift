@@ -1,0 +1,231 @@
+import Foundation
+internal import CSQLite
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One compiled SQL statement (`sqlite3_stmt*`): bind, step, read columns.
+///
+/// Belongs to the connection that prepared it and shares its threading rules.
+package final class Statement {
+    let handle: OpaquePointer
+    private let connection: OpaquePointer
+    private var isFinalized = false
+    private var storedSQL: String?
+    private var columnIndexes: [String: Int32]?
+
+    init(handle: OpaquePointer, connection: OpaquePointer, sql: String?) {
+        self.handle = handle
+        self.connection = connection
+        self.storedSQL = sql
+    }
+
+    deinit { finalize() }
+
+    /// Releases the compiled statement (`sqlite3_finalize`). Safe to call twice.
+    func finalize() {
+        guard !isFinalized else { return }
+        isFinalized = true
+        sqlite3_finalize(handle)
+    }
+
+    /// The statement's SQL text, as prepared.
+    package var sql: String {
+        if let storedSQL { return storedSQL }
+        let text = sqlite3_sql(handle).map { String(cString: $0) } ?? ""
+        storedSQL = text
+        return text
+    }
+
+    /// Whether the statement leaves the database unchanged (`sqlite3_stmt_readonly`).
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// The number of `?` / `:name` parameters.
+    package var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+
+    /// The name of parameter `index` (1-based), e.g. ":name", or nil for a plain `?`.
+    package func parameterName(at index: Int32) -> String? {
+        sqlite3_bind_parameter_name(handle, index).map { String(cString: $0) }
+    }
+
+    // MARK: - Binding
+
+    /// Binds `values` to parameters 1...n, in order. Throws if the count differs from the statement's.
+    package func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
+        guard values.count == Int(parameterCount) else {
+            throw SQLiteError(
+                extendedCode: ResultCode.SQLITE_RANGE,
+                message: "statement expects \(parameterCount) argument(s), got \(values.count)", sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds `value` to parameter `index` (1-based).
+    package func bind(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let double): code = sqlite3_bind_double(handle, index, double)
+        case .text(let string): code = bindText(string, at: index)
+        case .blob(let data): code = bindBlob(data, at: index)
+        }
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// Binds a 64-bit integer without boxing it in a ``DatabaseValue``.
+    package func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
+        let code = sqlite3_bind_int64(handle, index, value)
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    private func bindText(_ string: String, at index: Int32) -> Int32 {
+        var string = string
+        return string.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+
+    private func bindBlob(_ data: Data, at index: Int32) -> Int32 {
+        guard !data.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
+        return data.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), SQLITE_TRANSIENT)
+        }
+    }
+
+    /// Sets every parameter back to NULL (`sqlite3_clear_bindings`).
+    package func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: - Stepping
+
+    /// Advances to the next row: true when a row is available, false when the statement is done.
+    ///
+    /// The corresponding C function is `sqlite3_step`.
+    @discardableResult
+    package func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let failure = error(code)
+            sqlite3_reset(handle)
+            throw failure
+        }
+    }
+
+    /// Rewinds the statement so it can run again; bindings are kept (`sqlite3_reset`).
+    package func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `arguments`, runs the statement to completion, and resets it.
+    package func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    // MARK: - Columns
+
+    /// The number of result columns.
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of result column `index` (0-based).
+    package func columnName(at index: Int32) -> String {
+        String(cString: sqlite3_column_name(handle, index))
+    }
+
+    /// The result column names, in order.
+    package var columnNames: [String] {
+        (0..<columnCount).map { columnName(at: $0) }
+    }
+
+    /// The index of the result column called `name`, or nil. The first column of that name wins.
+    package func columnIndex(named name: String) -> Int32? {
+        if columnIndexes == nil {
+            var indexes: [String: Int32] = [:]
+            for index in 0..<columnCount where indexes[columnName(at: index)] == nil {
+                indexes[columnName(at: index)] = index
+            }
+            columnIndexes = indexes
+        }
+        return columnIndexes?[name]
+    }
+
+    /// The storage class of the current row's column `index`.
+    package func storageClass(at index: Int32) -> StorageClass {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    /// Whether the current row's column `index` is NULL.
+    package func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// The current row's column `index` as an integer (SQLite converts other types).
+    package func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// The current row's column `index` as a double (SQLite converts other types).
+    package func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// The current row's column `index` as text; invalid UTF-8 is repaired with U+FFFD.
+    package func text(at index: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// The current row's column `index` as bytes.
+    package func blob(at index: Int32) -> Data {
+        guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// The current row's column `index`, in its own storage class.
+    package func value(at index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(text(at: index))
+        case SQLITE_BLOB: .blob(blob(at: index))
+        default: .null
+        }
+    }
+
+    /// The current row, every column in order.
+    package func row() -> [DatabaseValue] {
+        (0..<columnCount).map { value(at: $0) }
+    }
+
+    /// The declared type of result column `index` (e.g. "TEXT"), when it comes straight from a table column.
+    package func declaredType(at index: Int32) -> String? {
+        sqlite3_column_decltype(handle, index).map { String(cString: $0) }
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(connection)
+        return SQLiteError(
+            extendedCode: extended == 0 ? code : extended,
+            message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+}
