@@ -44,6 +44,7 @@ package final class Connection {
         self.cache = StatementCache()
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        observable_store_disable_double_quoted_strings(db)
     }
 
     deinit {
@@ -111,6 +112,8 @@ package final class Connection {
             var cursor = base
             let end = base + buffer.count - 1  // the NUL terminator
             while cursor < end {
+                cursor = Connection.skipBlankAndComments(from: cursor, to: end)
+                guard cursor < end else { break }
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let start = cursor - base
@@ -177,6 +180,28 @@ package final class Connection {
         return SQLiteError(
             extendedCode: extended == 0 ? code : extended, message: message, sql: sql,
             offset: offset >= 0 ? offset : nil)
+    }
+
+    /// The first byte at or after `cursor` that is not white space or inside an SQL comment.
+    static func skipBlankAndComments(from cursor: UnsafePointer<CChar>, to end: UnsafePointer<CChar>) -> UnsafePointer<CChar> {
+        var cursor = cursor
+        while cursor < end {
+            let byte = UInt8(bitPattern: cursor.pointee)
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                cursor += 1
+            } else if byte == UInt8(ascii: "-"), cursor + 1 < end, cursor[1] == CChar(UInt8(ascii: "-")) {
+                while cursor < end, cursor.pointee != CChar(UInt8(ascii: "\n")) { cursor += 1 }
+            } else if byte == UInt8(ascii: "/"), cursor + 1 < end, cursor[1] == CChar(UInt8(ascii: "*")) {
+                cursor += 2
+                while cursor + 1 < end, !(cursor[0] == CChar(UInt8(ascii: "*")) && cursor[1] == CChar(UInt8(ascii: "/"))) {
+                    cursor += 1
+                }
+                cursor = min(cursor + 2, end)
+            } else {
+                break
+            }
+        }
+        return cursor
     }
 
     /// Whether `text` holds nothing but white space, `;` and SQL comments.

@@ -1,1 +1,54 @@
+import Foundation
 import ObservableStore
+
+/// A fresh directory under the system's temporary directory, removed when `body` returns or throws.
+public func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("observable-store-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try body(directory)
+}
+
+/// Async twin of ``withTemporaryDirectory(_:)``.
+public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("observable-store-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
+/// A store on a real WAL file in a fresh temporary directory; closed and deleted afterwards.
+public func withTemporaryStore<T>(
+    configuration: StoreConfiguration = StoreConfiguration(), _ body: (Store, String) throws -> T
+) throws -> T {
+    try withTemporaryDirectory { directory in
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let store = try Store(path: path, configuration: configuration)
+        defer { store.close() }
+        return try body(store, path)
+    }
+}
+
+/// Async twin of ``withTemporaryStore(configuration:_:)``.
+public func withTemporaryStore<T>(
+    configuration: StoreConfiguration = StoreConfiguration(), _ body: (Store, String) async throws -> T
+) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let store = try Store(path: path, configuration: configuration)
+        defer { store.close() }
+        return try await body(store, path)
+    }
+}
+
+/// Writes `files` (name → SQL) into a new folder `name` of `directory` and returns its URL.
+public func writeMigrationFolder(_ files: [String: String], named name: String, in directory: URL) throws -> URL {
+    let folder = directory.appendingPathComponent(name, isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (file, sql) in files {
+        try Data(sql.utf8).write(to: folder.appendingPathComponent(file))
+    }
+    return folder
+}

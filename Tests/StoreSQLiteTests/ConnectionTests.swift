@@ -1,0 +1,183 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import StoreSQLite
+
+@Suite struct ConnectionTests {
+    private func withConnection<T>(_ body: (Connection, String) throws -> T) throws -> T {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let connection = try Connection(path: path, mode: .readWrite(create: true), busyTimeoutMilliseconds: 1000)
+            defer { connection.close() }
+            return try body(connection, path)
+        }
+    }
+
+    @Test func everyStorageClassRoundTrips() throws {
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (v)")
+            let values: [DatabaseValue] = [
+                .null, .integer(.min), .integer(.max), .real(-0.5), .real(.greatestFiniteMagnitude), .text(""),
+                .text("héllo 🌍 \u{0}inside"), .blob(Data()), .blob(Data([0, 1, 2, 255])),
+            ]
+            let insert = try db.cachedStatement("INSERT INTO t (v) VALUES (?)")
+            for value in values { try insert.execute([value]) }
+            let select = try db.prepare("SELECT v FROM t ORDER BY rowid")
+            var read: [DatabaseValue] = []
+            while try select.step() { read.append(select.value(at: 0)) }
+            #expect(read == values)
+        }
+    }
+
+    @Test func emptyTextAndBlobAreNotNull() throws {
+        try withConnection { db, _ in
+            let statement = try db.prepare("SELECT typeof(?), typeof(?)")
+            try statement.bind([.text(""), .blob(Data())])
+            #expect(try statement.step())
+            #expect(statement.text(at: 0) == "text")
+            #expect(statement.text(at: 1) == "blob")
+        }
+    }
+
+    @Test func errorsCarryExtendedCodeMessageAndSQLButNotArguments() throws {
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+            let insert = try db.cachedStatement("INSERT INTO t (name) VALUES (?)")
+            try insert.execute([.text("secret-value")])
+            let error = #expect(throws: SQLiteError.self) { try insert.execute([.text("secret-value")]) }
+            #expect(error?.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+            #expect(error?.primaryCode == ResultCode.SQLITE_CONSTRAINT)
+            #expect(error?.message.contains("UNIQUE constraint failed: t.name") == true)
+            #expect(error?.sql == "INSERT INTO t (name) VALUES (?)")
+            #expect(error?.description.contains("secret-value") == false)
+        }
+    }
+
+    @Test func prepareReportsSyntaxErrorsWithTheSQL() throws {
+        try withConnection { db, _ in
+            let error = #expect(throws: SQLiteError.self) { try db.prepare("SELEC 1") }
+            #expect(error?.primaryCode == ResultCode.SQLITE_ERROR)
+            #expect(error?.sql == "SELEC 1")
+            #expect(error?.message.contains("syntax error") == true)
+        }
+    }
+
+    @Test func prepareRefusesASecondStatement() throws {
+        try withConnection { db, _ in
+            #expect(throws: SQLiteError.self) { try db.prepare("SELECT 1; DROP TABLE x") }
+            _ = try db.prepare("SELECT 1; -- trailing comment\n  ")
+        }
+    }
+
+    @Test func bindRejectsTheWrongNumberOfArguments() throws {
+        try withConnection { db, _ in
+            let statement = try db.prepare("SELECT ?, ?")
+            let error = #expect(throws: SQLiteError.self) { try statement.bind([.integer(1)]) }
+            #expect(error?.primaryCode == ResultCode.SQLITE_RANGE)
+        }
+    }
+
+    @Test func cachedStatementsAreReusedAndReset() throws {
+        try withConnection { db, _ in
+            let first = try db.cachedStatement("SELECT ?")
+            try first.bind([.integer(7)])
+            #expect(try first.step())
+            let second = try db.cachedStatement("SELECT ?")
+            #expect(first === second)
+            // Reset and cleared: the old binding is gone, the statement starts over.
+            #expect(try second.step())
+            #expect(second.isNull(at: 0))
+        }
+    }
+
+    @Test func statementCacheIsBounded() throws {
+        var cache = StatementCache(capacity: 3)
+        try withConnection { db, _ in
+            for index in 0..<10 {
+                cache["SELECT \(index)"] = try db.prepare("SELECT \(index)")
+                #expect(cache.count <= 3)
+            }
+            cache.removeAll()
+        }
+    }
+
+    @Test func scriptErrorsPointAtTheFailingStatement() throws {
+        try withConnection { db, _ in
+            let script = "CREATE TABLE a (x);\nINSERT INTO a VALUES (1);\nINSERT INTO missing VALUES (2);\n"
+            let error = #expect(throws: SQLiteError.self) { try db.execute(script) }
+            let offset = try #require(error?.offset)
+            let line = script.utf8.prefix(offset).filter { $0 == UInt8(ascii: "\n") }.count + 1
+            #expect(line == 3)
+            #expect(error?.message.contains("no such table: missing") == true)
+        }
+    }
+
+    @Test func transactionsAndSavepoints() throws {
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (v)")
+            #expect(!db.isInTransaction)
+            try db.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); SAVEPOINT s; INSERT INTO t VALUES (2)")
+            #expect(db.isInTransaction)
+            try db.execute("ROLLBACK TO s; RELEASE s; COMMIT")
+            let count = try db.prepare("SELECT count(*), max(v) FROM t")
+            #expect(try count.step())
+            #expect(count.int64(at: 0) == 1)
+            #expect(count.int64(at: 1) == 1)
+        }
+    }
+
+    @Test func readOnlyConnectionsRefuseWrites() throws {
+        try withConnection { db, path in
+            try db.execute("CREATE TABLE t (v)")
+            let reader = try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 100)
+            defer { reader.close() }
+            #expect(reader.isReadOnly)
+            let error = #expect(throws: SQLiteError.self) { try reader.execute("INSERT INTO t VALUES (1)") }
+            #expect(error?.primaryCode == ResultCode.SQLITE_READONLY)
+        }
+    }
+
+    @Test func openingWithoutCreateFailsForAMissingFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("missing.sqlite").path
+            let error = #expect(throws: SQLiteError.self) {
+                try Connection(path: path, mode: .readWrite(create: false), busyTimeoutMilliseconds: 100)
+            }
+            #expect(error?.primaryCode == ResultCode.SQLITE_CANTOPEN)
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func compileOptionsAreReported() {
+        #expect(Connection.compileOptionUsed("ENABLE_PREUPDATE_HOOK"))
+        #expect(!Connection.compileOptionUsed("SURELY_NOT_A_REAL_OPTION"))
+        #expect(Connection.libraryVersion.hasPrefix("3."))
+    }
+
+    @Test func backupCopiesTheDatabase() throws {
+        try withConnection { db, path in
+            try db.execute("CREATE TABLE t (v); INSERT INTO t VALUES ('kept')")
+            let copy = try Connection(path: path + ".copy", mode: .readWrite(create: true), busyTimeoutMilliseconds: 100)
+            defer { copy.close() }
+            try db.backup(to: copy)
+            let select = try copy.prepare("SELECT v FROM t")
+            #expect(try select.step())
+            #expect(select.text(at: 0) == "kept")
+        }
+    }
+
+    @Test func columnMetadata() throws {
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (a INTEGER, b TEXT)")
+            let select = try db.prepare("SELECT a, b, a AS a FROM t")
+            #expect(select.columnNames == ["a", "b", "a"])
+            #expect(select.columnIndex(named: "a") == 0)
+            #expect(select.columnIndex(named: "b") == 1)
+            #expect(select.columnIndex(named: "c") == nil)
+            #expect(select.declaredType(at: 1) == "TEXT")
+            #expect(select.isReadOnly)
+            #expect(try !db.prepare("DELETE FROM t").isReadOnly)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The result of a finished child process.
+public struct ProcessResult: Sendable {
+    /// The exit status.
+    public var status: Int32
+    /// Everything written to stdout.
+    public var stdout: String
+    /// Everything written to stderr.
+    public var stderr: String
+}
+
+/// Locates an executable built with the test suite (e.g. "store-fixture", "storectl").
+public func builtProduct(_ name: String) throws -> URL {
+    let candidates = [
+        Bundle.main.bundleURL.appendingPathComponent(name),
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
+    ]
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: candidates[0].path])
+    }
+    return found
+}
+
+/// Starts a built product with `arguments`; call ``RunningProcess/wait()`` for its result.
+public final class RunningProcess: @unchecked Sendable {
+    // @unchecked: `process` and the pipes are configured before `run()` and only read afterwards.
+    private let process = Process()
+    private let out = Pipe()
+    private let err = Pipe()
+
+    /// Starts `product` with `arguments`.
+    public init(_ product: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = try builtProduct(product)
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try process.run()
+    }
+
+    /// Waits for the process to end and collects its output.
+    public func wait() -> ProcessResult {
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Runs a built product to completion.
+public func run(_ product: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    try RunningProcess(product, arguments, environment: environment).wait()
+}
