@@ -101,16 +101,19 @@ public final class Store: Sendable {
     /// `write` closure throws ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a
     /// savepoint) instead. Waiting longer than the busy timeout for another process's write throws
     /// ``StoreError/Code/busy``.
+    @discardableResult
     public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
         try writer.sync { connection in try Store.runTransaction(on: connection, kind: .write, body) }
     }
 
     /// Like ``write(_:)``, without blocking the caller's thread.
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await writer.async { connection in try Store.runTransaction(on: connection, kind: .write, body) }
     }
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
+    @discardableResult
     public func read<T>(_ body: (Transaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else {
             return try writer.sync { connection in try Store.runTransaction(on: connection, kind: .read, body) }
@@ -119,6 +122,7 @@ public final class Store: Sendable {
     }
 
     /// Like ``read(_:)``, without blocking the caller's thread.
+    @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {

@@ -128,6 +128,7 @@ public final class Transaction {
     /// Runs `body` inside a savepoint: if it throws, only its work is rolled back, then the error is rethrown.
     ///
     /// Savepoints nest. Related SQLite documentation: <https://www.sqlite.org/lang_savepoint.html>
+    @discardableResult
     public func savepoint<T>(_ body: (Transaction) throws -> T) throws -> T {
         try checkActive()
         savepointDepth += 1

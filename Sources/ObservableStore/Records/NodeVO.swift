@@ -65,6 +65,6 @@ public struct NodeVO: Record, Equatable, Hashable {
 extension Date {
     /// The date rounded down to the millisecond, the precision the store keeps.
     public var truncatedToMilliseconds: Date {
-        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        Date(timeIntervalSince1970: Double(Timestamp.milliseconds(of: self)) / 1000)
     }
 }

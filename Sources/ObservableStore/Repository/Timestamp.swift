@@ -8,7 +8,7 @@ import Foundation
 enum Timestamp {
     /// Formats `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounding down to the millisecond.
     static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMilliseconds = milliseconds(of: date)
         var days = totalMilliseconds / 86_400_000
         var milliseconds = totalMilliseconds % 86_400_000
         if milliseconds < 0 {
@@ -40,6 +40,13 @@ enum Timestamp {
         put(milliseconds % 1000, 3, at: 20)
         bytes[23] = 90  // Z
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Milliseconds since 1970, rounded down. The time is first rounded to the microsecond, so that
+    /// binary noise (-0.001 s stored as -0.00100000000000002) does not lose a millisecond.
+    static func milliseconds(of date: Date) -> Int64 {
+        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        return microseconds >= 0 ? microseconds / 1000 : -((-microseconds + 999) / 1000)
     }
 
     /// Parses the forms listed on the type; nil for anything else.

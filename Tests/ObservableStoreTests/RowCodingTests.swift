@@ -1,0 +1,66 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import ObservableStore
+
+@Suite struct RowCodingTests {
+    @Test(arguments: [
+        ("1970-01-01T00:00:00.000Z", 0.0),
+        ("2026-11-22T10:00:01.250Z", 1_795_341_601.25),
+        ("1969-12-31T23:59:59.999Z", -0.001),
+        ("2000-02-29T12:00:00.000Z", 951_825_600.0),
+    ])
+    func timestampsFormatAndParse(text: String, seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(Timestamp.format(date) == text)
+        let parsed = try #require(Timestamp.parse(text))
+        #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test func timestampParsingAcceptsSQLiteAndOffsetForms() throws {
+        let base = Date(timeIntervalSince1970: 1_795_341_601)
+        #expect(Timestamp.parse("2026-11-22 10:00:01") == base)
+        #expect(Timestamp.parse("2026-11-22T10:00:01Z") == base)
+        #expect(Timestamp.parse("2026-11-22T11:00:01+01:00") == base)
+        #expect(Timestamp.parse("2026-11-22T10:00:01.5Z") == base.addingTimeInterval(0.5))
+        #expect(Timestamp.parse("2026-11-22") == Date(timeIntervalSince1970: 1_795_305_600))
+        for bad in ["", "2026-13-01", "2026-11-22T25:00:00Z", "2026-11-22T10:00:01.Z", "yesterday", "2026-11-22T10:00:01Zjunk"] {
+            #expect(Timestamp.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func sha256MatchesKnownVectors() {
+        #expect(SHA256.hex(Array("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func unsignedValuesThatDoNotFitAreRefused() throws {
+        struct Huge: Record {
+            static let tableName = "nodes"
+            typealias Key = Int64
+            var id: UInt64
+        }
+        let error = #expect(throws: StoreError.self) { try RowEncoder.encode(Huge(id: .max)) }
+        #expect(error?.message.contains("does not fit") == true)
+        #expect(try RowEncoder.encode(Huge(id: 7)).values == [.integer(7)])
+    }
+
+    @Test func aRecordMustBeKeyed() {
+        #expect(throws: StoreError.self) { try RowEncoder.encode("just a string") }
+        #expect(throws: StoreError.self) { try RowEncoder.encode([1, 2, 3]) }
+    }
+
+    @Test func encodingKeepsKeyOrderAndWritesNullForNil() throws {
+        let row = try RowEncoder.encode(UserInfo(id: "me", name: "Ada", hairColor: nil, createdAt: Date(timeIntervalSince1970: 0)))
+        #expect(row.columns == ["id", "name", "hair_color", "created_at", "updated_at"])
+        #expect(row.values[2] == .null)
+        #expect(row.values[3] == .text("1970-01-01T00:00:00.000Z"))
+    }
+}

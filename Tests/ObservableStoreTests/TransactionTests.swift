@@ -1,0 +1,256 @@
+import Dispatch
+import Foundation
+import ObservableStore
+import StoreTestSupport
+import Testing
+
+@Suite struct TransactionTests {
+    struct Planned: Error {}
+
+    @Test func aThrowingWriteRollsEverythingBack() throws {
+        try withTemporaryStore { store, _ in
+            #expect(throws: Planned.self) {
+                try store.write { tx in
+                    try tx.insert(NodeVO(name: "a", x: 0, y: 0))
+                    try tx.insert(UserInfo(id: "me", name: "Ada"))
+                    throw Planned()
+                }
+            }
+            #expect(try store.repository(NodeVO.self).count() == 0)
+            #expect(try store.repository(UserInfo.self).count() == 0)
+            // The writer is usable again afterwards.
+            try store.repository(NodeVO.self).insert(NodeVO(name: "b", x: 0, y: 0))
+            #expect(try store.repository(NodeVO.self).count() == 1)
+        }
+    }
+
+    @Test func nestedSavepointsRollBackOnlyTheirOwnWork() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { tx in
+                try tx.insert(NodeVO(name: "outer", x: 0, y: 0))
+                try tx.savepoint { tx in
+                    try tx.insert(NodeVO(name: "kept", x: 0, y: 0))
+                    #expect(throws: Planned.self) {
+                        try tx.savepoint { tx in
+                            try tx.insert(NodeVO(name: "dropped", x: 0, y: 0))
+                            try tx.savepoint { tx in try tx.insert(NodeVO(name: "dropped too", x: 0, y: 0)) }
+                            throw Planned()
+                        }
+                    }
+                    try tx.insert(NodeVO(name: "after", x: 0, y: 0))
+                }
+            }
+            let names = try store.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name)
+            #expect(names == ["outer", "kept", "after"])
+        }
+    }
+
+    @Test func aSavepointErrorThatEscapesRollsBackTheTransaction() throws {
+        try withTemporaryStore { store, _ throws in
+            #expect(throws: Planned.self) {
+                try store.write { tx in
+                    try tx.insert(NodeVO(name: "outer", x: 0, y: 0))
+                    try tx.savepoint { _ in throw Planned() }
+                }
+            }
+            #expect(try store.repository(NodeVO.self).count() == 0)
+        }
+    }
+
+    @Test func aWriteInsideAWriteIsRefusedNotDeadlocked() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { tx in
+                try tx.insert(NodeVO(name: "outer", x: 0, y: 0))
+                let error = #expect(throws: StoreError.self) {
+                    try store.repository(NodeVO.self).insert(NodeVO(name: "inner", x: 0, y: 0))
+                }
+                #expect(error?.code == .transactionMisuse)
+            }
+            #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["outer"])
+        }
+    }
+
+    @Test func aTransactionCannotBeUsedAfterItsClosure() throws {
+        try withTemporaryStore { store, _ in
+            var escaped: Transaction?
+            try store.write { escaped = $0 }
+            let error = #expect(throws: StoreError.self) {
+                try escaped?.execute("INSERT INTO nodes (name, x, y) VALUES ('late', 0, 0)")
+            }
+            #expect(error?.code == .transactionMisuse)
+            #expect(try store.repository(NodeVO.self).count() == 0)
+        }
+    }
+
+    @Test func readTransactionsRefuseWrites() throws {
+        try withTemporaryStore { store, _ in
+            let error = #expect(throws: StoreError.self) {
+                try store.read { try $0.execute("INSERT INTO nodes (name, x, y) VALUES ('r', 0, 0)") }
+            }
+            #expect(error?.code == .readOnly)
+        }
+    }
+
+    @Test func connectionsAreConfiguredAsDocumented() throws {
+        var configuration = StoreConfiguration()
+        configuration.synchronous = .full
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            try store.write { tx throws in
+                #expect(try tx.fetchValue("PRAGMA synchronous") == .integer(2))
+                #expect(try tx.fetchValue("PRAGMA journal_mode") == .text("wal"))
+                #expect(try tx.fetchValue("PRAGMA foreign_keys") == .integer(1))
+                #expect(try tx.fetchValue("PRAGMA busy_timeout") == .integer(5000))
+            }
+        }
+        try withTemporaryStore { store, _ throws in
+            #expect(try store.write { try $0.fetchValue("PRAGMA synchronous") } == .integer(1))
+        }
+    }
+
+    @Test func foreignKeysAreEnforced() throws {
+        var configuration = StoreConfiguration()
+        configuration.migrationSets = [
+            try MigrationSet(
+                name: "links",
+                migrations: [
+                    Migration(
+                        version: 1, name: "create_links",
+                        sql: "CREATE TABLE links (id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL REFERENCES nodes(id));")
+                ])
+        ]
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            let error = #expect(throws: StoreError.self) {
+                try store.write { try $0.execute("INSERT INTO links (node_id) VALUES (99)") }
+            }
+            #expect(error?.code == .constraint)
+            #expect(error?.sqliteCode == 787)  // SQLITE_CONSTRAINT_FOREIGNKEY
+        }
+    }
+
+    @Test func readersSeeOneSnapshotAndNeverWaitForTheWriter() throws {
+        try withTemporaryStore { store, _ in
+            try store.repository(NodeVO.self).insert(NodeVO(name: "committed", x: 0, y: 0))
+            let inserted = DispatchSemaphore(value: 0)
+            let readDone = DispatchSemaphore(value: 0)
+            let writerDone = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? store.write { tx in
+                    try tx.insert(NodeVO(name: "uncommitted", x: 0, y: 0))
+                    inserted.signal()
+                    readDone.wait()  // hold the write transaction open while the reader reads
+                }
+                writerDone.signal()
+            }
+            inserted.wait()
+            // The writer holds the lock with an uncommitted row: the read neither waits nor sees it.
+            #expect(try store.repository(NodeVO.self).count() == 1)
+            readDone.signal()
+            writerDone.wait()
+            #expect(try store.repository(NodeVO.self).count() == 2)
+
+            // Inside one read transaction, a commit made meanwhile stays invisible.
+            let committed = DispatchSemaphore(value: 0)
+            let (before, after) = try store.read { tx -> (Int, Int) in
+                let before = try tx.count(Query<NodeVO>())
+                DispatchQueue.global().async {
+                    _ = try? store.repository(NodeVO.self).insert(NodeVO(name: "meanwhile", x: 0, y: 0))
+                    committed.signal()
+                }
+                committed.wait()
+                return (before, try tx.count(Query<NodeVO>()))
+            }
+            #expect(before == 2)
+            #expect(after == 2)
+            #expect(try store.repository(NodeVO.self).count() == 3)
+        }
+    }
+
+    @Test func aWriterBlockedPastTheBusyTimeoutGetsABusyError() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("busy.sqlite").path
+            let holder = try Store(path: path)
+            defer { holder.close() }
+            var configuration = StoreConfiguration()
+            configuration.busyTimeout = .milliseconds(200)
+            let other = try Store(path: path, configuration: configuration)
+            defer { other.close() }
+
+            let locked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let released = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? holder.write { tx in
+                    try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
+                    locked.signal()
+                    release.wait()
+                }
+                released.signal()
+            }
+            locked.wait()
+            let started = ContinuousClock.now
+            let error = #expect(throws: StoreError.self) {
+                try other.repository(NodeVO.self).insert(NodeVO(name: "blocked", x: 0, y: 0))
+            }
+            #expect(error?.code == .busy)
+            #expect(ContinuousClock.now - started < .seconds(4))  // it gave up near its 200 ms timeout, not never
+            release.signal()
+            released.wait()
+            try other.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
+            #expect(try other.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name) == ["holder", "after"])
+        }
+    }
+
+    @Test func concurrentWritersAllLand() throws {
+        try withTemporaryStore { store, _ throws in
+            let ids = Collector<Int64>()
+            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                for index in 0..<50 {
+                    if let node = try? store.repository(NodeVO.self).insert(NodeVO(name: "w\(worker)-\(index)", x: 0, y: 0)) {
+                        ids.append(node.id!)
+                    }
+                    _ = try? store.repository(NodeVO.self).count()
+                }
+            }
+            #expect(ids.all.count == 400)
+            #expect(Set(ids.all).count == 400)
+            #expect(try store.repository(NodeVO.self).count() == 400)
+        }
+    }
+
+    @Test func asyncVariants() async throws {
+        try await withTemporaryStore { store, _ in
+            let node = try await store.write { tx in try tx.insert(NodeVO(name: "async", x: 1, y: 2)) }
+            let fetched = try await store.read { tx in try tx.fetch(NodeVO.self, key: node.id!) }
+            #expect(fetched == node)
+            await #expect(throws: StoreError.self) {
+                try await store.write { tx in try tx.execute("INSERT INTO nowhere VALUES (1)") }
+            }
+            async let a = store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
+            async let b = store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
+            _ = try await (a, b)
+            #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 3)
+        }
+    }
+
+    @Test func inMemoryStoresWork() throws {
+        let store = try Store(path: ":memory:")
+        defer { store.close() }
+        try store.repository(NodeVO.self).insert(NodeVO(name: "mem", x: 0, y: 0))
+        #expect(try store.repository(NodeVO.self).count() == 1)
+        let error = #expect(throws: StoreError.self) {
+            try store.read { try $0.execute("DELETE FROM nodes") }
+        }
+        #expect(error?.code == .readOnly)
+        try store.repository(NodeVO.self).insert(NodeVO(name: "still writable", x: 0, y: 0))
+        #expect(try store.repository(NodeVO.self).count() == 2)
+    }
+
+    @Test func aClosedStoreRefusesWork() throws {
+        try withTemporaryStore { store, _ in
+            store.close()
+            let write = #expect(throws: StoreError.self) { try store.repository(NodeVO.self).count() }
+            #expect(write?.code == .transactionMisuse)
+            #expect(throws: StoreError.self) { try store.write { _ in } }
+        }
+    }
+}
