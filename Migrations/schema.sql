@@ -1,0 +1,32 @@
+CREATE TABLE _store_migrations (
+  set_name     TEXT    NOT NULL,
+  version      INTEGER NOT NULL,
+  name         TEXT    NOT NULL,
+  checksum     TEXT    NOT NULL,
+  applied_at   TEXT    NOT NULL,
+  duration_ms  INTEGER NOT NULL,
+  applied_by   TEXT    NOT NULL,
+  PRIMARY KEY (set_name, version)
+) STRICT;
+
+CREATE TABLE nodes (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT    NOT NULL,
+  x           REAL    NOT NULL,
+  y           REAL    NOT NULL,
+  color       TEXT    NOT NULL DEFAULT '#4A90D9',
+  width       REAL    NOT NULL DEFAULT 120 CHECK (width >= 0),
+  height      REAL    NOT NULL DEFAULT 60 CHECK (height >= 0),
+  created_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updated_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+
+CREATE TABLE user_info (
+  id          TEXT    PRIMARY KEY NOT NULL,
+  name        TEXT    NOT NULL,
+  hair_color  TEXT    DEFAULT NULL,
+  created_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updated_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+
+CREATE INDEX nodes_updated_at ON nodes(updated_at);

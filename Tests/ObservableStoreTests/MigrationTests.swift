@@ -1,0 +1,368 @@
+import Foundation
+import StoreMigrations
+import StoreTestSupport
+import Testing
+
+@testable import ObservableStore
+
+/// The repository's root folder, found from this file's path (tests may read the source tree; the library must not).
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+private func things(_ sql: [String]) throws -> MigrationSet {
+    try MigrationSet(
+        name: "things",
+        migrations: sql.enumerated().map { Migration(version: $0.offset + 1, name: "step_\($0.offset + 1)", sql: $0.element) })
+}
+
+private func configuration(_ sets: MigrationSet..., policy: StoreConfiguration.MigrationPolicy = .migrate) -> StoreConfiguration {
+    var configuration = StoreConfiguration()
+    configuration.migrationSets = sets
+    configuration.migrationPolicy = policy
+    return configuration
+}
+
+private func history(_ path: String) throws -> [String] {
+    let store = try Store(path: path, configuration: configuration(policy: .none))
+    defer { store.close() }
+    return try store.appliedMigrations().map { "\($0.set)/\($0.version)/\($0.checksum)" }
+}
+
+private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label TEXT NOT NULL);"
+
+@Suite struct MigrationTests {
+    @Test func anEmptyFileMigratesToTheLatestVersion() throws {
+        try withTemporaryStore { store, _ in
+            let applied = try store.appliedMigrations()
+            #expect(applied.map(\.set) == ["store", "store"])
+            #expect(applied.map(\.version) == [1, 2])
+            #expect(applied.map(\.name) == ["create_nodes", "create_user_info"])
+            #expect(applied.map(\.checksum) == MigrationSet.store.migrations.map(\.checksum))
+            #expect(applied.allSatisfy { $0.appliedBy == "ObservableStore \(Store.libraryVersion)" })
+            #expect(applied.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
+            #expect(try store.schemaVersion() == MigrationSet.store.latestVersion)
+            #expect(try store.read { try $0.fetchValue("PRAGMA application_id") } == .integer(Int64(Store.applicationID)))
+        }
+    }
+
+    @Test func theBundledMigrationsAreExactlyTheFilesOfMigrations() throws {
+        let folder = repositoryRoot.appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+            .filter { $0 != "schema.sql" }.sorted()
+        #expect(files == BundledMigrations.all.map { $0.id + ".sql" })
+        for (id, sql) in BundledMigrations.all {
+            let onDisk = try String(contentsOf: folder.appendingPathComponent(id + ".sql"), encoding: .utf8)
+            #expect(onDisk == sql, "\(id).sql differs from the compiled-in copy")
+        }
+        let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        for file in files {
+            #expect(manifest.contains(".embedInCode(\"\(file)\")"), "Package.swift does not embed \(file)")
+        }
+    }
+
+    @Test func migrationsSumListsEveryFileWithItsChecksum() throws {
+        let sum = try String(contentsOf: repositoryRoot.appendingPathComponent("Migrations/migrations.sum"), encoding: .utf8)
+        let expected = MigrationSet.store.migrations.map { "\(Migration.format($0.version)) \($0.checksum)" }
+        let lines = sum.split(separator: "\n").map(String.init)
+        #expect(lines == expected, "expected migrations.sum:\n\(expected.joined(separator: "\n"))")
+    }
+
+    @Test func theSchemaMatchesTheGoldenSnapshot() throws {
+        let snapshot = repositoryRoot.appendingPathComponent("Migrations/schema.sql")
+        try withTemporaryStore { store, _ in
+            let schema = try store.schemaSQL()
+            if ProcessInfo.processInfo.environment["UPDATE_SCHEMA_SNAPSHOT"] == "1" {
+                try Data(schema.utf8).write(to: snapshot)
+            }
+            let committed = try String(contentsOf: snapshot, encoding: .utf8)
+            #expect(schema == committed, "schema differs from Migrations/schema.sql; rerun with UPDATE_SCHEMA_SNAPSHOT=1 after review")
+        }
+    }
+
+    @Test func stepByStepMigrationsKeepTheDataOfEachVersion() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("steps.sqlite").path
+            try StoreMigrator.migrate(path: path, upTo: 1)
+            do {
+                let store = try Store(path: path, configuration: configuration(policy: .none))
+                defer { store.close() }
+                #expect(try store.schemaVersion() == 1)
+                #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'user_info'") } == .integer(0))
+                try store.write { try $0.execute("INSERT INTO nodes (name, x, y) VALUES ('seeded at 1', 3, 4)") }
+            }
+            // A service set, in three steps, with data seeded at each step.
+            let set = try things([
+                createThings,
+                "ALTER TABLE things ADD COLUMN weight REAL NOT NULL DEFAULT 1;",
+                "UPDATE things SET weight = weight * 10 WHERE label LIKE 'heavy%';",
+            ])
+            try StoreMigrator.migrate(path: path, upTo: 1, set: "things", configuration: configuration(set))
+            do {
+                let store = try Store(path: path, configuration: configuration(set, policy: .none))
+                defer { store.close() }
+                #expect(try store.schemaVersion() == 2)  // the store set was completed first
+                try store.write { try $0.execute("INSERT INTO things (label) VALUES ('heavy one'), ('light one')") }
+            }
+            try StoreMigrator.migrate(path: path, upTo: 2, set: "things", configuration: configuration(set))
+            let store = try Store(path: path, configuration: configuration(set))
+            defer { store.close() }
+            #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["seeded at 1"])
+            let weights = try store.read { try $0.fetchRows("SELECT label, weight FROM things ORDER BY id") }
+            #expect(weights.map { $0.value("weight", as: Double.self) } == [10, 1])
+            #expect(try store.appliedMigrations().map { "\($0.set)/\($0.version)" } == ["store/1", "store/2", "things/1", "things/2", "things/3"])
+        }
+    }
+
+    @Test func anEditedAppliedFileIsAConflictNamingTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("edited.sqlite").path
+            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            let before = try history(path)
+            let edited = try things(["CREATE TABLE things (id INTEGER PRIMARY KEY, label TEXT);"])
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(edited)) }
+            #expect(error?.code == .migrationConflict)
+            #expect(error?.message.contains("0001_step_1.sql was changed after it was applied") == true)
+            #expect(error?.message.contains("storectl migrate repair --accept 0001") == true)
+            #expect(try history(path) == before)
+        }
+    }
+
+    @Test func lineEndingsAndABOMAreNotChanges() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("crlf.sqlite").path
+            let lf = "-- things\nCREATE TABLE things (id INTEGER PRIMARY KEY,\n  label TEXT NOT NULL);\n"
+            try Store(path: path, configuration: configuration(try things([lf]))).close()
+            let crlf = "\u{FEFF}" + lf.replacingOccurrences(of: "\n", with: "\r\n")
+            #expect(Migration.checksum(of: crlf) == Migration.checksum(of: lf))
+            try Store(path: path, configuration: configuration(try things([crlf]))).close()
+            // Other white space still counts.
+            let spaced = lf.replacingOccurrences(of: "  label", with: "   label")
+            #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(try things([spaced]))) }
+            // A lone CR is not a line ending and is kept.
+            #expect(Migration.checksum(of: "a\rb") != Migration.checksum(of: "a\nb"))
+        }
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("newer.sqlite").path
+            try Store(path: path, configuration: configuration(try things([createThings, "CREATE INDEX things_label ON things(label);"]))).close()
+            let before = try history(path)
+            let older = try things([createThings])
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(older)) }
+            #expect(error?.code == .schemaTooNew)
+            #expect(error?.message == "schema 0002 is newer than this code (knows 0001) (migration set 'things'); upgrade the code")
+            #expect(try history(path) == before)
+            #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(older, policy: .validateOnly)) }
+
+            // The library's own set: a store migrated by a future version.
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            try store.write { tx in
+                try tx.execute(
+                    "INSERT INTO _store_migrations VALUES ('store', 3, 'future', 'x', '2030-01-01T00:00:00.000Z', 1, 'future')")
+                try tx.execute("PRAGMA user_version = 3")
+            }
+            store.close()
+            let future = #expect(throws: StoreError.self) { try Store(path: path) }
+            #expect(future?.code == .schemaTooNew)
+            #expect(future?.message == "schema 0003 is newer than this code (knows 0002); upgrade the code")
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(!files.contains { $0.hasSuffix(".bak") })
+        }
+    }
+
+    @Test func aFailingMigrationLeavesTheStoreAtThePreviousVersion() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("failing.sqlite").path
+            let broken = try things([
+                createThings,
+                "-- a comment line\nCREATE TABLE extra (x);\nINSERT INTO extra VALUES (1);\n\nINSERT INTO nowhere VALUES (1);\n",
+            ])
+            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            let before = try history(path)
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(broken)) }
+            #expect(error?.code == .migrationConflict)
+            #expect(
+                error?.message
+                    == "0002_step_2 failed at line 5: no such table: nowhere; nothing from 0002 was applied; 0001 of set things is unchanged")
+            #expect(try history(path) == before)
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'extra'") } == .integer(0))
+            store.close()
+            // Fixed, it applies.
+            try Store(path: path, configuration: configuration(try things([createThings, "CREATE TABLE extra (x);"]))).close()
+            #expect(try history(path).count == before.count + 1)
+        }
+    }
+
+    @Test func aSyntaxErrorNamesItsLine() throws {
+        try withTemporaryStore { _, path in
+            let error = #expect(throws: StoreError.self) {
+                try Store(path: path, configuration: configuration(try things(["CREATE TABLE ok (x);\nCREATE TABEL bad (x);"])))
+            }
+            #expect(error?.message.hasPrefix("0001_step_1 failed at line 2: near \"TABEL\": syntax error") == true)
+        }
+    }
+
+    @Test func foreignKeyViolationsRollTheMigrationBack() throws {
+        try withTemporaryStore { _, path in
+            let orphan = try things([
+                "CREATE TABLE things (id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL REFERENCES nodes(id));\n"
+                    + "INSERT INTO things (node_id) VALUES (404);"
+            ])
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(orphan)) }
+            #expect(error?.code == .constraint)
+            #expect(error?.message.contains("foreign key violations (things rowid 1 → nodes)") == true)
+            #expect(try history(path).count == 2)
+        }
+    }
+
+    @Test func aPendingFileBelowAnAppliedOneIsOutOfOrder() throws {
+        try withTemporaryStore { _, path in
+            let set = try things([createThings, "CREATE TABLE two (x);", "CREATE TABLE three (x);"])
+            try Store(path: path, configuration: configuration(set)).close()
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            try store.write { try $0.execute("DELETE FROM _store_migrations WHERE set_name = 'things' AND version = 2") }
+            store.close()
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
+            #expect(error?.code == .migrationConflict)
+            #expect(error?.message == "0002_step_2.sql is pending but 0003 is already applied (out of order)")
+        }
+    }
+
+    @Test func numberingMustBeContiguousAndNamesWellFormed() throws {
+        let gap = #expect(throws: StoreError.self) {
+            try MigrationSet(name: "gap", migrations: [
+                Migration(version: 1, name: "a", sql: ""), Migration(version: 3, name: "c", sql: ""),
+            ])
+        }
+        #expect(gap?.message.contains("0003_c.sql follows 0001_a.sql; expected version 0002") == true)
+        let duplicate = #expect(throws: StoreError.self) {
+            try MigrationSet(name: "dup", migrations: [
+                Migration(version: 1, name: "a", sql: ""), Migration(version: 1, name: "b", sql: ""),
+            ])
+        }
+        #expect(duplicate?.message.contains("duplicate version 0001") == true)
+        for bad in ["1_x.sql", "0001-x.sql", "0000_x.sql", "0001_.sql", "0001_Bad.sql", "abcd_x.sql"] {
+            #expect(throws: StoreError.self, "\(bad)") { try Migration(fileName: bad, sql: "") }
+        }
+        let good = try Migration(fileName: "0012_add_tags.sql", sql: "")
+        #expect(good.version == 12)
+        #expect(good.name == "add_tags")
+        #expect(good.id == "0012_add_tags")
+    }
+
+    @Test func aSetLoadsFromADirectory() throws {
+        try withTemporaryDirectory { directory in
+            let folder = try writeMigrationFolder(
+                ["0001_create_things.sql": createThings, "0002_add_index.sql": "CREATE INDEX i ON things(label);", "README.md": "ignored"],
+                named: "migrations", in: directory)
+            let set = try MigrationSet(name: "things", directory: folder)
+            #expect(set.migrations.map(\.id) == ["0001_create_things", "0002_add_index"])
+            #expect(throws: StoreError.self) { try MigrationSet(name: "x", directory: directory.appendingPathComponent("none")) }
+        }
+    }
+
+    @Test func aBackupIsTakenBeforeMigratingAnExistingStore() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("backed.sqlite").path
+            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            #expect(!FileManager.default.fileExists(atPath: path + ".pre-0001.bak"))  // a fresh store needs none
+            try Store(path: path, configuration: configuration(try things([createThings, "CREATE TABLE more (x);"]))).close()
+            let backupPath = path + ".pre-things-0002.bak"
+            let backup = try Store(path: backupPath, configuration: configuration(policy: .none))
+            defer { backup.close() }
+            #expect(try backup.appliedMigrations().map { "\($0.set)/\($0.version)" } == ["store/1", "store/2", "things/1"])
+
+            var noBackup = configuration(try things([createThings, "CREATE TABLE more (x);", "CREATE TABLE most (x);"]))
+            noBackup.backupBeforeMigrating = false
+            try Store(path: path, configuration: noBackup).close()
+            #expect(!FileManager.default.fileExists(atPath: path + ".pre-things-0003.bak"))
+        }
+    }
+
+    @Test func aHeldMigrationLockIsABusyErrorNamingTheHolder() throws {
+        try withTemporaryStore { _, path in
+            let lock = try MigrationLock(databasePath: path, timeout: .seconds(1))
+            var waiting = configuration(try things([createThings]))
+            waiting.migrationLockTimeout = .milliseconds(200)
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: waiting) }
+            #expect(error?.code == .busy)
+            #expect(error?.message.contains("another process is migrating \(path) (pid \(getpid()), since ") == true)
+            // An up-to-date store needs no lock to open.
+            try Store(path: path).close()
+            withExtendedLifetime(lock) {}
+            #expect(try history(path).count == 2)
+        }
+    }
+
+    @Test func twoProcessesMigratingAtOnceApplyEachFileOnce() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("race.sqlite").path
+            // Slow enough that the two processes overlap.
+            let folder = try writeMigrationFolder(
+                [
+                    "0001_create_numbers.sql": "CREATE TABLE numbers (n INTEGER NOT NULL);",
+                    "0002_fill_numbers.sql": """
+                        WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300000)
+                        INSERT INTO numbers SELECT n FROM c;
+                        """,
+                ], named: "numbers", in: directory)
+            let first = try RunningProcess("store-fixture", ["migrate", path, "numbers", folder.path])
+            let second = try RunningProcess("store-fixture", ["migrate", path, "numbers", folder.path])
+            let results = [first.wait(), second.wait()]
+            for result in results {
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            defer { store.close() }
+            #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM numbers") } == .integer(300_000))
+            let applied = try store.appliedMigrations()
+            #expect(applied.map { "\($0.set)/\($0.version)" } == ["numbers/1", "numbers/2", "store/1", "store/2"])
+            // Both processes saw the same complete history.
+            #expect(results[0].stdout == results[1].stdout)
+        }
+    }
+
+    @Test func noTransactionFilesRunOnlyPragmaAndVacuum() throws {
+        try withTemporaryStore { _, path in
+            let vacuum = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n"])
+            #expect(!vacuum.migrations[1].runsInTransaction)
+            try Store(path: path, configuration: configuration(vacuum)).close()
+            #expect(try history(path).count == 4)
+
+            let sneaky = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n", "-- storectl: no-transaction\nDROP TABLE things;"])
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(sneaky)) }
+            #expect(error?.message.contains("`DROP` is not allowed in a no-transaction migration") == true, "\(String(describing: error))")
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            defer { store.close() }
+            #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'things'") } == .integer(1))
+        }
+    }
+
+    @Test func transactionControlInsideAMigrationIsRefused() throws {
+        try withTemporaryStore { _, path in
+            let set = try things([createThings + "\nCOMMIT;\nCREATE TABLE after_commit (x);"])
+            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
+            #expect(error?.message.contains("`COMMIT` is not allowed in a migration") == true)
+            #expect(try history(path).count == 2)
+        }
+    }
+
+    @Test func validateOnlyAppliesNothing() throws {
+        try withTemporaryStore { _, path in
+            let store = try Store(path: path, configuration: configuration(try things([createThings]), policy: .validateOnly))
+            defer { store.close() }
+            #expect(try store.appliedMigrations().count == 2)
+        }
+    }
+
+    @Test func migrateUpToAnUnknownSetIsAnError() throws {
+        try withTemporaryDirectory { directory in
+            let error = #expect(throws: StoreError.self) {
+                try StoreMigrator.migrate(path: directory.appendingPathComponent("x.sqlite").path, upTo: 1, set: "nope")
+            }
+            #expect(error?.code == .invalidInput)
+        }
+    }
+}
