@@ -26,6 +26,7 @@ let package = Package(
             resources: [
                 .embedInCode("0001_create_nodes.sql"),
                 .embedInCode("0002_create_user_info.sql"),
+                .embedInCode("0003_create_change_log.sql"),
             ]
         ),
         .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),

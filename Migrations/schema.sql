@@ -1,3 +1,19 @@
+CREATE TABLE _store_commits (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  committed_at    TEXT    NOT NULL,
+  origin          TEXT,
+  change_count    INTEGER NOT NULL,
+  tables          TEXT    NOT NULL,   -- the tables touched, comma-separated, for cheap filtering
+  schema_changed  INTEGER NOT NULL DEFAULT 0,
+  payload         BLOB    NOT NULL    -- table header + row images (see ChangePayload.swift)
+) STRICT;
+
+CREATE TABLE _store_listeners (
+  name        TEXT    PRIMARY KEY NOT NULL,
+  cursor_seq  INTEGER NOT NULL,
+  updated_at  TEXT    NOT NULL
+) STRICT;
+
 CREATE TABLE _store_migrations (
   set_name     TEXT    NOT NULL,
   version      INTEGER NOT NULL,

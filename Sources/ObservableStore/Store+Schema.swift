@@ -55,7 +55,7 @@ extension Store {
             if readers.maximum > 0 {
                 try readers.withReader { try $0.backup(to: copy, pagesPerStep: -1) }
             } else {
-                try writer.sync { try $0.backup(to: copy, pagesPerStep: -1) }
+                try writer.sync { try $0.connection.backup(to: copy, pagesPerStep: -1) }
             }
             let check = try copy.prepare("PRAGMA quick_check")
             let result = try check.step() ? check.text(at: 0) : ""

@@ -33,8 +33,9 @@ public final class Store: Sendable {
     public let path: String
     /// The configuration the store was opened with.
     public let configuration: StoreConfiguration
-    let writer: SerializedConnection
+    let writer: SerializedWriter
     let readers: ReaderPool
+    let observation: ObservationCenter
 
     /// Opens (or creates) the store at `path` and applies migrations as
     /// ``StoreConfiguration/migrationPolicy`` says.
@@ -68,7 +69,10 @@ public final class Store: Sendable {
         }
         self.path = path
         self.configuration = configuration
-        self.writer = SerializedConnection(connection, label: "ObservableStore.writer")
+        let writer = Writer(connection: connection)
+        writer.installCapture()
+        self.writer = SerializedWriter(writer, label: "ObservableStore.writer")
+        self.observation = ObservationCenter(logger: configuration.logger)
         self.readers = ReaderPool(maximum: inMemory ? 0 : configuration.maximumReaderCount) {
             try StoreError.wrapping {
                 try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: timeout)
@@ -81,15 +85,17 @@ public final class Store: Sendable {
         close()
     }
 
-    /// Closes every connection. Later calls throw ``StoreError/Code/transactionMisuse``.
+    /// Closes every connection and ends every change sequence. Later calls throw
+    /// ``StoreError/Code/transactionMisuse``.
     public func close() {
+        observation.closeStreams()
         writer.close()
         readers.close()
     }
 
-    /// A repository of `type`'s table in this store.
-    public func repository<R: Record>(_ type: R.Type) -> Repository<R> {
-        Repository(store: self)
+    /// A repository of `type`'s table in this store; its commits carry `origin`, if given.
+    public func repository<R: Record>(_ type: R.Type, origin: String? = nil) -> Repository<R> {
+        Repository(store: self, origin: origin)
     }
 
     // MARK: - Transactions
@@ -97,26 +103,32 @@ public final class Store: Sendable {
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`) and commits; if `body` throws,
     /// everything it did is rolled back and the error is rethrown.
     ///
+    /// After COMMIT succeeds, the commit gets the next store-wide sequence number and its row changes
+    /// reach the listeners (immediate ones before this returns, the others on their own threads).
+    /// `origin` tags the commit (e.g. the view or service that wrote), so listeners can filter on it.
+    ///
     /// Writes are serialized: a call waits for the write in progress. Calling `write` from inside a
     /// `write` closure throws ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a
     /// savepoint) instead. Waiting longer than the busy timeout for another process's write throws
     /// ``StoreError/Code/busy``.
     @discardableResult
-    public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
-        try writer.sync { connection in try Store.runTransaction(on: connection, kind: .write, body) }
+    public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
+        try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
     }
 
-    /// Like ``write(_:)``, without blocking the caller's thread.
+    /// Like ``write(origin:_:)``, without blocking the caller's thread.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await writer.async { connection in try Store.runTransaction(on: connection, kind: .write, body) }
+    public func write<T: Sendable>(
+        origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
+    ) async throws -> T {
+        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body) }
     }
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
     @discardableResult
     public func read<T>(_ body: (Transaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else {
-            return try writer.sync { connection in try Store.runTransaction(on: connection, kind: .read, body) }
+            return try writer.sync { writer in try Store.runTransaction(on: writer.connection, kind: .read, body) }
         }
         return try readers.withReader { connection in try Store.runTransaction(on: connection, kind: .read, body) }
     }
@@ -131,14 +143,37 @@ public final class Store: Sendable {
         }
     }
 
+    private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> T {
+        let connection = writer.connection
+        try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
+        writer.capture.reset()
+        let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture)
+        defer {
+            transaction.end()
+            writer.capture.reset()
+        }
+        let logged: LoggedCommit?
+        let result: T
+        do {
+            result = try body(transaction)
+            logged = try writer.changeLog.append(writer.capture, origin: origin, on: connection)
+            try StoreError.wrapping { try connection.execute("COMMIT") }
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        if let logged { observation.publish(logged) }
+        return result
+    }
+
     static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
         // A read on the writer connection (in-memory stores) is made read-only with query_only.
         let readOnWriter = kind == .read && !connection.isReadOnly
         try StoreError.wrapping {
             if readOnWriter { try connection.execute("PRAGMA query_only = ON") }
-            try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+            try connection.execute("BEGIN DEFERRED")
         }
-        let transaction = Transaction(connection: connection, kind: kind)
+        let transaction = Transaction(connection: connection, kind: kind, capture: nil)
         defer {
             transaction.end()
             if readOnWriter { try? connection.execute("PRAGMA query_only = OFF") }

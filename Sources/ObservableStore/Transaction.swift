@@ -27,12 +27,15 @@ public final class Transaction {
     /// Whether this transaction can write.
     public let kind: Kind
     let connection: Connection
+    /// The row changes of a write transaction; nil for reads.
+    let capture: ChangeCapture?
     private(set) var isActive = true
     private var savepointDepth = 0
 
-    init(connection: Connection, kind: Kind) {
+    init(connection: Connection, kind: Kind, capture: ChangeCapture?) {
         self.connection = connection
         self.kind = kind
+        self.capture = capture
     }
 
     func end() { isActive = false }
@@ -40,6 +43,29 @@ public final class Transaction {
     func checkActive() throws {
         guard isActive else {
             throw StoreError(.transactionMisuse, "the transaction has ended: use it only inside its closure")
+        }
+        guard connection.isInTransaction else {
+            throw StoreError(
+                .transactionMisuse,
+                "SQLite rolled the transaction back after an earlier error (e.g. a RAISE(ROLLBACK) trigger or a full disk); "
+                    + "nothing more can be done in it")
+        }
+    }
+
+    /// Refuses transaction control (the store owns BEGIN/COMMIT; use savepoints), and notes DDL so
+    /// the commit tells listeners the schema changed.
+    private func inspect(_ statement: Statement) throws {
+        guard let capture else { return }
+        switch statement.leadingKeyword {
+        case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
+            throw StoreError(
+                .invalidInput,
+                "`\(statement.leadingKeyword)` is not allowed inside write: the store commits when the closure returns "
+                    + "and rolls back when it throws; use tx.savepoint { } for nested work")
+        case "CREATE", "DROP", "ALTER":
+            capture.schemaChanged = true
+        default:
+            break
         }
     }
 
@@ -50,15 +76,26 @@ public final class Transaction {
     /// Without arguments, `sql` may hold several statements separated by `;`.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int {
-        try checkActive()
-        return try StoreError.wrapping {
-            if arguments.isEmpty {
-                try connection.execute(sql)
-            } else {
-                try connection.cachedStatement(sql).execute(arguments.map(\.databaseValue))
+        guard arguments.isEmpty else {
+            return try withStatement(sql, arguments) { statement in
+                while try statement.step() {}
+                return connection.changes
             }
-            return connection.changes
         }
+        try checkActive()
+        // Several statements: each one that fails takes back only its own captured changes, as SQLite
+        // takes back only that statement's work.
+        var marker = capture?.mark()
+        do {
+            try connection.executeScript(sql) { statement in
+                try inspect(statement)
+                marker = capture?.mark()
+            }
+        } catch let error as SQLiteError {
+            if let marker { capture?.rollback(to: marker) }
+            throw StoreError(error)
+        }
+        return connection.changes
     }
 
     /// Runs a query and returns every row.
@@ -99,11 +136,19 @@ public final class Transaction {
 
     func withStatement<T>(_ sql: String, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T) throws -> T {
         try checkActive()
-        return try StoreError.wrapping {
-            let statement = try connection.cachedStatement(sql)
-            defer { statement.reset() }
-            try statement.bind(arguments)
-            return try body(statement)
+        let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
+        defer { statement.reset() }
+        try inspect(statement)
+        let marker = capture?.mark()
+        do {
+            return try StoreError.wrapping {
+                try statement.bind(arguments)
+                return try body(statement)
+            }
+        } catch {
+            // The failed statement's own changes were undone by SQLite: forget their capture too.
+            if let marker { capture?.rollback(to: marker) }
+            throw error
         }
     }
 
@@ -135,15 +180,18 @@ public final class Transaction {
         let name = "store_savepoint_\(savepointDepth)"
         defer { savepointDepth -= 1 }
         try StoreError.wrapping { try connection.execute("SAVEPOINT \(name)") }
+        capture?.pushSavepoint()
         do {
             let result = try body(self)
             try StoreError.wrapping { try connection.execute("RELEASE \(name)") }
+            capture?.releaseSavepoint()
             return result
         } catch {
             if connection.isInTransaction {
                 try? connection.execute("ROLLBACK TO \(name)")
                 try? connection.execute("RELEASE \(name)")
             }
+            capture?.rollbackSavepoint()
             throw error
         }
     }

@@ -21,6 +21,8 @@ package final class Connection {
     package let path: String
     private var cache: StatementCache
     private var isClosed = false
+    /// The installed preupdate hook's closure, kept alive while SQLite points at it.
+    var preupdateHook: PreupdateHookBox?
 
     /// Opens a connection; closes it again and throws if SQLite refuses.
     ///
@@ -56,6 +58,8 @@ package final class Connection {
         guard !isClosed else { return }
         isClosed = true
         cache.removeAll()
+        sqlite3_preupdate_hook(handle, nil, nil)
+        preupdateHook = nil
         sqlite3_close_v2(handle)
     }
 

@@ -13,6 +13,7 @@ package final class Statement {
     private var isFinalized = false
     private var storedSQL: String?
     private var columnIndexes: [String: Int32]?
+    private var storedKeyword: String?
 
     init(handle: OpaquePointer, connection: OpaquePointer, sql: String?) {
         self.handle = handle
@@ -35,6 +36,31 @@ package final class Statement {
         let text = sqlite3_sql(handle).map { String(cString: $0) } ?? ""
         storedSQL = text
         return text
+    }
+
+    /// The statement's first keyword, upper-cased ("SELECT", "INSERT", "CREATE", "COMMIT", …), after
+    /// white space and comments. A prepared statement parsed, so its first word says what it is.
+    package var leadingKeyword: String {
+        if let storedKeyword { return storedKeyword }
+        let keyword = Statement.leadingKeyword(of: sql)
+        storedKeyword = keyword
+        return keyword
+    }
+
+    /// The first keyword of `sql`, upper-cased, after white space and comments.
+    package static func leadingKeyword(of sql: String) -> String {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == ";" }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*"), let end = rest.range(of: "*/") {
+                rest = rest[end.upperBound...]
+            } else {
+                break
+            }
+        }
+        return rest.prefix { $0.isLetter }.uppercased()
     }
 
     /// Whether the statement leaves the database unchanged (`sqlite3_stmt_readonly`).

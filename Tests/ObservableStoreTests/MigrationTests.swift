@@ -29,14 +29,18 @@ private func history(_ path: String) throws -> [String] {
 }
 
 private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label TEXT NOT NULL);"
+/// How many migrations the library's own set has, and their history entries.
+private let storeCount = MigrationSet.store.migrations.count
+private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.version)" }
 
 @Suite struct MigrationTests {
     @Test func anEmptyFileMigratesToTheLatestVersion() throws {
         try withTemporaryStore { store, _ in
             let applied = try store.appliedMigrations()
-            #expect(applied.map(\.set) == ["store", "store"])
-            #expect(applied.map(\.version) == [1, 2])
-            #expect(applied.map(\.name) == ["create_nodes", "create_user_info"])
+            #expect(applied.map(\.set) == Array(repeating: "store", count: storeCount))
+            #expect(applied.map(\.version) == Array(1...storeCount))
+            #expect(applied.map(\.name) == MigrationSet.store.migrations.map(\.name))
+            #expect(Array(applied.map(\.name).prefix(3)) == ["create_nodes", "create_user_info", "create_change_log"])
             #expect(applied.map(\.checksum) == MigrationSet.store.migrations.map(\.checksum))
             #expect(applied.allSatisfy { $0.appliedBy == "ObservableStore \(Store.libraryVersion)" })
             #expect(applied.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
@@ -100,7 +104,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             do {
                 let store = try Store(path: path, configuration: configuration(set, policy: .none))
                 defer { store.close() }
-                #expect(try store.schemaVersion() == 2)  // the store set was completed first
+                #expect(try store.schemaVersion() == storeCount)  // the store set was completed first
                 try store.write { try $0.execute("INSERT INTO things (label) VALUES ('heavy one'), ('light one')") }
             }
             try StoreMigrator.migrate(path: path, upTo: 2, set: "things", configuration: configuration(set))
@@ -109,7 +113,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["seeded at 1"])
             let weights = try store.read { try $0.fetchRows("SELECT label, weight FROM things ORDER BY id") }
             #expect(weights.map { $0.value("weight", as: Double.self) } == [10, 1])
-            #expect(try store.appliedMigrations().map { "\($0.set)/\($0.version)" } == ["store/1", "store/2", "things/1", "things/2", "things/3"])
+            #expect(try store.appliedMigrations().map { "\($0.set)/\($0.version)" } == storeEntries + ["things/1", "things/2", "things/3"])
         }
     }
 
@@ -157,15 +161,19 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
 
             // The library's own set: a store migrated by a future version.
             let store = try Store(path: path, configuration: configuration(policy: .none))
+            let future = storeCount + 1
             try store.write { tx in
                 try tx.execute(
-                    "INSERT INTO _store_migrations VALUES ('store', 3, 'future', 'x', '2030-01-01T00:00:00.000Z', 1, 'future')")
-                try tx.execute("PRAGMA user_version = 3")
+                    "INSERT INTO _store_migrations VALUES ('store', ?, 'future', 'x', '2030-01-01T00:00:00.000Z', 1, 'future')",
+                    [future])
+                try tx.execute("PRAGMA user_version = \(future)")
             }
             store.close()
-            let future = #expect(throws: StoreError.self) { try Store(path: path) }
-            #expect(future?.code == .schemaTooNew)
-            #expect(future?.message == "schema 0003 is newer than this code (knows 0002); upgrade the code")
+            let refused = #expect(throws: StoreError.self) { try Store(path: path) }
+            #expect(refused?.code == .schemaTooNew)
+            #expect(
+                refused?.message
+                    == "schema \(Migration.format(future)) is newer than this code (knows \(Migration.format(storeCount))); upgrade the code")
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             #expect(!files.contains { $0.hasSuffix(".bak") })
         }
@@ -213,7 +221,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(orphan)) }
             #expect(error?.code == .constraint)
             #expect(error?.message.contains("foreign key violations (things rowid 1 → nodes)") == true)
-            #expect(try history(path).count == 2)
+            #expect(try history(path).count == storeCount)
         }
     }
 
@@ -272,7 +280,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             let backupPath = path + ".pre-things-0002.bak"
             let backup = try Store(path: backupPath, configuration: configuration(policy: .none))
             defer { backup.close() }
-            #expect(try backup.appliedMigrations().map { "\($0.set)/\($0.version)" } == ["store/1", "store/2", "things/1"])
+            #expect(try backup.appliedMigrations().map { "\($0.set)/\($0.version)" } == storeEntries + ["things/1"])
 
             var noBackup = configuration(try things([createThings, "CREATE TABLE more (x);", "CREATE TABLE most (x);"]))
             noBackup.backupBeforeMigrating = false
@@ -292,7 +300,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             // An up-to-date store needs no lock to open.
             try Store(path: path).close()
             withExtendedLifetime(lock) {}
-            #expect(try history(path).count == 2)
+            #expect(try history(path).count == storeCount)
         }
     }
 
@@ -318,7 +326,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             defer { store.close() }
             #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM numbers") } == .integer(300_000))
             let applied = try store.appliedMigrations()
-            #expect(applied.map { "\($0.set)/\($0.version)" } == ["numbers/1", "numbers/2", "store/1", "store/2"])
+            #expect(applied.map { "\($0.set)/\($0.version)" } == ["numbers/1", "numbers/2"] + storeEntries)
             // Both processes saw the same complete history.
             #expect(results[0].stdout == results[1].stdout)
         }
@@ -329,7 +337,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             let vacuum = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n"])
             #expect(!vacuum.migrations[1].runsInTransaction)
             try Store(path: path, configuration: configuration(vacuum)).close()
-            #expect(try history(path).count == 4)
+            #expect(try history(path).count == storeCount + 2)
 
             let sneaky = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n", "-- storectl: no-transaction\nDROP TABLE things;"])
             let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(sneaky)) }
@@ -345,7 +353,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
             let set = try things([createThings + "\nCOMMIT;\nCREATE TABLE after_commit (x);"])
             let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
             #expect(error?.message.contains("`COMMIT` is not allowed in a migration") == true)
-            #expect(try history(path).count == 2)
+            #expect(try history(path).count == storeCount)
         }
     }
 
@@ -353,7 +361,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
         try withTemporaryStore { _, path in
             let store = try Store(path: path, configuration: configuration(try things([createThings]), policy: .validateOnly))
             defer { store.close() }
-            #expect(try store.appliedMigrations().count == 2)
+            #expect(try store.appliedMigrations().count == storeCount)
         }
     }
 

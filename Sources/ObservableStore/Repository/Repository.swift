@@ -12,40 +12,43 @@
 public struct Repository<R: Record>: Sendable {
     /// The store this repository reads and writes.
     public let store: Store
+    /// The origin tag of this repository's commits (see ``Store/write(origin:_:)``).
+    public let origin: String?
 
-    /// A repository of `store`; usually made with ``Store/repository(_:)``.
-    public init(store: Store) {
+    /// A repository of `store`; usually made with ``Store/repository(_:origin:)``.
+    public init(store: Store, origin: String? = nil) {
         self.store = store
+        self.origin = origin
     }
 
     /// Inserts `record`; returns it with its assigned key. See ``Transaction/insert(_:)``.
     @discardableResult
-    public func insert(_ record: R) throws -> R { try store.write { try $0.insert(record) } }
+    public func insert(_ record: R) throws -> R { try store.write(origin: origin) { try $0.insert(record) } }
 
     /// Inserts all `records` in one transaction; returns them with their keys. All or nothing.
     @discardableResult
     public func insertAll(_ records: [R]) throws -> [R] {
-        try store.write { tx in try records.map { try tx.insert($0) } }
+        try store.write(origin: origin) { tx in try records.map { try tx.insert($0) } }
     }
 
     /// Inserts or updates `record` by primary key. See ``Transaction/upsert(_:)``.
     @discardableResult
-    public func upsert(_ record: R) throws -> R { try store.write { try $0.upsert(record) } }
+    public func upsert(_ record: R) throws -> R { try store.write(origin: origin) { try $0.upsert(record) } }
 
     /// Updates the row of `record`'s key; throws ``StoreError/Code/notFound`` if there is none.
-    public func update(_ record: R) throws { try store.write { try $0.update(record) } }
+    public func update(_ record: R) throws { try store.write(origin: origin) { try $0.update(record) } }
 
     /// Deletes `record`'s row; returns whether one was deleted.
     @discardableResult
-    public func delete(_ record: R) throws -> Bool { try store.write { try $0.delete(record) } }
+    public func delete(_ record: R) throws -> Bool { try store.write(origin: origin) { try $0.delete(record) } }
 
     /// Deletes the row with primary key `key`; returns whether one was deleted.
     @discardableResult
-    public func delete(key: R.Key) throws -> Bool { try store.write { try $0.delete(R.self, key: key) } }
+    public func delete(key: R.Key) throws -> Bool { try store.write(origin: origin) { try $0.delete(R.self, key: key) } }
 
     /// Deletes what `query` selects; returns how many rows.
     @discardableResult
-    public func deleteAll(_ query: Query<R>) throws -> Int { try store.write { try $0.deleteAll(query) } }
+    public func deleteAll(_ query: Query<R>) throws -> Int { try store.write(origin: origin) { try $0.deleteAll(query) } }
 
     /// The record with primary key `key`, or nil.
     public func fetch(_ key: R.Key) throws -> R? { try store.read { try $0.fetch(R.self, key: key) } }

@@ -1,17 +1,69 @@
 import Foundation
 import StoreSQLite
 
-/// Decodes a `Decodable` record straight from the current row of a statement: one column per key.
+/// Where a row's columns are read from: a statement's current row, or a ``Row`` value.
+protocol ColumnSource {
+    var columnCount: Int32 { get }
+    var columnNames: [String] { get }
+    func columnName(at index: Int32) -> String
+    func columnIndex(named name: String) -> Int32?
+    func storageClass(at index: Int32) -> StorageClass
+    func isNull(at index: Int32) -> Bool
+    func int64(at index: Int32) -> Int64
+    func double(at index: Int32) -> Double
+    func text(at index: Int32) -> String
+    func blob(at index: Int32) -> Data
+    func value(at index: Int32) -> DatabaseValue
+}
+
+extension Statement: ColumnSource {}
+
+extension Row: ColumnSource {
+    var columnCount: Int32 { Int32(columns.count) }
+    var columnNames: [String] { columns }
+    func columnName(at index: Int32) -> String { columns[Int(index)] }
+    func columnIndex(named name: String) -> Int32? { columns.firstIndex(of: name).map { Int32($0) } }
+    func storageClass(at index: Int32) -> StorageClass {
+        switch values[Int(index)] {
+        case .null: .null
+        case .integer: .integer
+        case .real: .real
+        case .text: .text
+        case .blob: .blob
+        }
+    }
+    func isNull(at index: Int32) -> Bool { values[Int(index)].isNull }
+    func int64(at index: Int32) -> Int64 { Int64.fromDatabaseValue(values[Int(index)]) ?? 0 }
+    func double(at index: Int32) -> Double { Double.fromDatabaseValue(values[Int(index)]) ?? 0 }
+    func text(at index: Int32) -> String { String.fromDatabaseValue(values[Int(index)]) ?? "" }
+    func blob(at index: Int32) -> Data { Data.fromDatabaseValue(values[Int(index)]) ?? Data() }
+    func value(at index: Int32) -> DatabaseValue { values[Int(index)] }
+}
+
+extension Row {
+    /// Decodes the row as a `T` (columns by name), as records are decoded from the database.
+    ///
+    /// Throws ``StoreError/Code/invalidInput`` naming the column that does not fit.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try RowDecoder.decode(type, from: self)
+        } catch let error as DecodingError {
+            throw StoreError(.invalidInput, "cannot decode \(T.self): \(error.summary)")
+        }
+    }
+}
+
+/// Decodes a `Decodable` record straight from a row (a statement's current row, or a ``Row``): one column per key.
 ///
 /// No JSON round trip: scalars are read with the typed column accessors. Storage classes are checked
 /// (an `Int` property does not silently read TEXT as 0); a mismatch throws `DecodingError.typeMismatch`
 /// naming the column.
-struct RowDecoder: Decoder {
-    let statement: Statement
+struct RowDecoder<Source: ColumnSource>: Decoder {
+    let statement: Source
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    static func decode<T: Decodable>(_ type: T.Type, from statement: Statement) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from statement: Source) throws -> T {
         try T(from: RowDecoder(statement: statement))
     }
 
@@ -33,14 +85,14 @@ struct RowDecoder: Decoder {
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let statement: Statement
+        let statement: Source
         var codingPath: [any CodingKey] { [] }
 
         var allKeys: [Key] { statement.columnNames.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { statement.columnIndex(named: key.stringValue) != nil }
 
-        private func column(_ key: Key) throws -> ColumnDecoder {
+        private func column(_ key: Key) throws -> ColumnDecoder<Source> {
             guard let index = statement.columnIndex(named: key.stringValue) else {
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: [], debugDescription: "no column \(key.stringValue) in the row"))
@@ -95,8 +147,8 @@ struct RowDecoder: Decoder {
 
 /// Decodes one column of the current row: scalars directly, single-value `Codable` types through
 /// `singleValueContainer()`, and keyed or unkeyed types from the column's JSON text.
-struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
-    let statement: Statement
+struct ColumnDecoder<Source: ColumnSource>: Decoder, SingleValueDecodingContainer {
+    let statement: Source
     let index: Int32
     let column: String
     var codingPath: [any CodingKey] { [ColumnKey(stringValue: column)] }

@@ -238,10 +238,10 @@ struct Migrator {
     private func run(_ migration: Migration, of set: MigrationSet, allow: (String) -> Bool) throws {
         do {
             try connection.executeScript(migration.sql) { statement in
-                guard allow(Migrator.firstKeyword(of: statement.sql)) else {
+                guard allow(statement.leadingKeyword) else {
                     throw StoreError(
                         .migrationConflict,
-                        "\(migration.id).sql: `\(Migrator.firstKeyword(of: statement.sql))` is not allowed "
+                        "\(migration.id).sql: `\(statement.leadingKeyword)` is not allowed "
                             + (migration.runsInTransaction
                                 ? "in a migration (each file already runs in its own transaction)"
                                 : "in a no-transaction migration (only PRAGMA and VACUUM)"))
@@ -310,22 +310,6 @@ struct Migrator {
 
     static func isAllowedWithoutTransaction(_ keyword: String) -> Bool {
         keyword == "PRAGMA" || keyword == "VACUUM"
-    }
-
-    /// The first SQL keyword of a statement, upper-cased, after white space and comments.
-    static func firstKeyword(of sql: String) -> String {
-        var rest = Substring(sql)
-        while true {
-            rest = rest.drop { $0.isWhitespace }
-            if rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
-            } else if rest.hasPrefix("/*"), let end = rest.range(of: "*/") {
-                rest = rest[end.upperBound...]
-            } else {
-                break
-            }
-        }
-        return rest.prefix { $0.isLetter }.uppercased()
     }
 
     /// The 1-based line of a UTF-8 byte offset in `text`.

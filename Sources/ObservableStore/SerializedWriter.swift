@@ -1,20 +1,38 @@
 import Dispatch
 import StoreSQLite
 
-/// The writer connection and the serial queue that is the only place it is used.
+/// What only the writer's queue touches: the writer connection, the change capture its preupdate
+/// hook fills, and the change log writer.
+final class Writer {
+    let connection: Connection
+    let capture = ChangeCapture()
+    let changeLog = ChangeLog()
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Starts capturing row changes into ``capture``.
+    func installCapture() {
+        let capture = self.capture
+        connection.setPreupdateHook { change in capture.record(change) }
+    }
+}
+
+/// The writer and the serial queue that is the only place it is used.
 ///
-/// `@unchecked Sendable`: the wrapped `Connection` is not thread-safe (it is opened in SQLite's
-/// multi-thread mode). It is touched only by closures running on `queue`, a serial queue, so two
-/// threads never use it at once. `sync` refuses to run from `queue` itself (a nested write would
+/// `@unchecked Sendable`: the wrapped ``Writer`` and its `Connection` are not thread-safe (the
+/// connection is opened in SQLite's multi-thread mode). They are touched only by closures running
+/// on `queue`, a serial queue, so two threads never use them at once. `sync` refuses to run from `queue` itself (a nested write would
 /// deadlock) and after `close()`.
-final class SerializedConnection: @unchecked Sendable {
+final class SerializedWriter: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<Bool>()
-    private let connection: Connection
+    private let writer: Writer
     private var isClosed = false  // only read and written on `queue`
 
-    init(_ connection: Connection, label: String) {
-        self.connection = connection
+    init(_ writer: Writer, label: String) {
+        self.writer = writer
         self.queue = DispatchQueue(label: label)
         queue.setSpecific(key: queueKey, value: true)
     }
@@ -23,7 +41,7 @@ final class SerializedConnection: @unchecked Sendable {
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == true }
 
     /// Runs `body` with the connection on the queue and waits for it.
-    func sync<T>(_ body: (Connection) throws -> T) throws -> T {
+    func sync<T>(_ body: (Writer) throws -> T) throws -> T {
         guard !isOnQueue else {
             throw StoreError(
                 .transactionMisuse,
@@ -31,18 +49,18 @@ final class SerializedConnection: @unchecked Sendable {
         }
         return try queue.sync {
             guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
-            return try body(connection)
+            return try body(writer)
         }
     }
 
     /// Runs `body` with the connection on the queue without blocking the caller's thread.
-    func async<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    func async<T: Sendable>(_ body: @escaping @Sendable (Writer) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 guard !self.isClosed else {
                     return continuation.resume(throwing: StoreError(.transactionMisuse, "the store is closed"))
                 }
-                continuation.resume(with: Result { try body(self.connection) })
+                continuation.resume(with: Result { try body(self.writer) })
             }
         }
     }
@@ -52,7 +70,7 @@ final class SerializedConnection: @unchecked Sendable {
         let work = {
             guard !self.isClosed else { return }
             self.isClosed = true
-            self.connection.close()
+            self.writer.connection.close()
         }
         if isOnQueue { work() } else { queue.sync(execute: work) }
     }

@@ -1,0 +1,83 @@
+import StoreSQLite
+
+/// Buffers the row changes of the open write transaction, as the preupdate hook reports them, in
+/// ``ValueCodec`` form: nothing but copying happens inside the hook.
+///
+/// Each change record is: table index (varint), operation (byte), old rowid and new rowid (zig-zag
+/// varints), column count (varint), then the old values (UPDATE, DELETE) and the new values
+/// (INSERT, UPDATE). The table names are kept apart and written as the payload's header at commit.
+///
+/// Used only on the writer connection's queue (the hook runs inside `sqlite3_step` there); not thread-safe.
+final class ChangeCapture {
+    /// A position in the buffer, to roll back to.
+    struct Marker {
+        fileprivate var byteCount: Int
+        fileprivate var changeCount: Int
+    }
+
+    private(set) var records: [UInt8] = []
+    private(set) var changeCount = 0
+    private(set) var tableNames: [String] = []
+    private var tableIndexes: [String: Int] = [:]
+    private var savepoints: [Marker] = []
+    /// Set when the transaction ran DDL (CREATE, DROP, ALTER): listeners get a schema-changed commit.
+    var schemaChanged = false
+
+    /// Whether the transaction captured anything worth a commit record.
+    var isEmpty: Bool { changeCount == 0 && !schemaChanged }
+
+    /// The hook: copies one row change into the buffer. Changes to SQLite's own tables, the store's
+    /// internal `_store_` tables and non-main databases (temp, attached) are not captured.
+    func record(_ change: borrowing PreupdateChange) {
+        guard change.isMainDatabase, !change.tableNameHasPrefix("sqlite_"), !change.tableNameHasPrefix("_store_") else {
+            return
+        }
+        let table = change.tableName
+        let index: Int
+        if let known = tableIndexes[table] {
+            index = known
+        } else {
+            index = tableNames.count
+            tableNames.append(table)
+            tableIndexes[table] = index
+        }
+        ValueCodec.appendVarint(UInt64(index), to: &records)
+        records.append(change.operation.rawValue)
+        ValueCodec.appendInteger(change.oldRowID, to: &records)
+        ValueCodec.appendInteger(change.newRowID, to: &records)
+        ValueCodec.appendVarint(UInt64(change.columnCount), to: &records)
+        if change.operation != .insert { change.appendOldValues(to: &records) }
+        if change.operation != .delete { change.appendNewValues(to: &records) }
+        changeCount += 1
+    }
+
+    /// The current position.
+    func mark() -> Marker { Marker(byteCount: records.count, changeCount: changeCount) }
+
+    /// Forgets everything captured after `marker` (a failed statement, a rolled-back savepoint).
+    func rollback(to marker: Marker) {
+        records.removeSubrange(marker.byteCount...)
+        changeCount = marker.changeCount
+    }
+
+    /// `SAVEPOINT`: remembers the position.
+    func pushSavepoint() { savepoints.append(mark()) }
+
+    /// `RELEASE`: the savepoint's changes become part of the enclosing one.
+    func releaseSavepoint() { _ = savepoints.popLast() }
+
+    /// `ROLLBACK TO` + `RELEASE`: drops the savepoint's changes.
+    func rollbackSavepoint() {
+        if let marker = savepoints.popLast() { rollback(to: marker) }
+    }
+
+    /// Empties the buffer for the next transaction.
+    func reset() {
+        records.removeAll(keepingCapacity: records.count < 1 << 20)
+        changeCount = 0
+        tableNames.removeAll()
+        tableIndexes.removeAll()
+        savepoints.removeAll()
+        schemaChanged = false
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import StoreSQLite
+
+/// A commit written to the change log, ready to be published once COMMIT succeeds.
+struct LoggedCommit: Sendable {
+    var sequence: Int64
+    var committedAt: Date
+    var origin: String?
+    var payload: [UInt8]
+    var schemaChanged: Bool
+
+    /// The commit with its payload decoded.
+    func decoded() throws -> Commit {
+        Commit(
+            sequence: sequence, committedAt: committedAt, origin: origin, changes: try ChangePayload.decode(payload),
+            schemaChanged: schemaChanged)
+    }
+}
+
+/// Writes the captured changes of a transaction into `_store_commits`, just before COMMIT, on the
+/// writer connection. Keeps each table's column names and primary key, refreshed when the schema changes.
+///
+/// Used only on the writer's queue; not thread-safe.
+final class ChangeLog {
+    static let commitsTable = "_store_commits"
+    private var tables: [String: ChangePayload.Table] = [:]
+    private var schemaVersion: Int64 = -1
+    /// Whether `_store_commits` exists: a store opened below the library migration that creates it
+    /// (migration tests, `migrationPolicy: .none`) writes without a log and publishes no events.
+    private var hasLog = false
+
+    /// Appends the commit record for what `capture` holds; nil when it holds nothing (no commit record,
+    /// no event: a `BEGIN; COMMIT` with no writes is not a commit).
+    func append(_ capture: ChangeCapture, origin: String?, on connection: Connection) throws -> LoggedCommit? {
+        guard !capture.isEmpty else { return nil }
+        try StoreError.wrapping {
+            let version = try connection.cachedStatement("PRAGMA schema_version")
+            let current = try version.step() ? version.int64(at: 0) : 0
+            version.reset()
+            if current != schemaVersion || capture.schemaChanged {
+                tables.removeAll()
+                schemaVersion = current
+                let exists = try connection.cachedStatement(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(ChangeLog.commitsTable)'")
+                hasLog = try exists.step()
+                exists.reset()
+            }
+        }
+        guard hasLog else { return nil }
+        let headers = try capture.tableNames.map { try table($0, on: connection) }
+        let payload = ChangePayload.encode(tables: headers, changeCount: capture.changeCount, records: capture.records)
+        let now = Date()
+        let sequence = try StoreError.wrapping {
+            try connection.cachedStatement(
+                "INSERT INTO \(ChangeLog.commitsTable) (committed_at, origin, change_count, tables, schema_changed, payload) "
+                    + "VALUES (?, ?, ?, ?, ?, ?)"
+            ).execute([
+                .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null, .integer(Int64(capture.changeCount)),
+                .text(capture.tableNames.joined(separator: ",")), .integer(capture.schemaChanged ? 1 : 0),
+                .blob(Data(payload)),
+            ])
+            return connection.lastInsertRowID
+        }
+        return LoggedCommit(
+            sequence: sequence, committedAt: Date(timeIntervalSince1970: Double(Timestamp.milliseconds(of: now)) / 1000),
+            origin: origin, payload: payload, schemaChanged: capture.schemaChanged)
+    }
+
+    private func table(_ name: String, on connection: Connection) throws -> ChangePayload.Table {
+        if let known = tables[name] { return known }
+        let info = try StoreError.wrapping {
+            let statement = try connection.prepare("PRAGMA table_info(\(quoted(name)))")
+            var columns: [String] = []
+            var keyParts: [(position: Int64, index: Int)] = []
+            while try statement.step() {
+                let position = statement.int64(at: 5)
+                if position > 0 { keyParts.append((position, columns.count)) }
+                columns.append(statement.text(at: 1))
+            }
+            return ChangePayload.Table(
+                name: name, columns: columns, primaryKey: keyParts.sorted { $0.position < $1.position }.map(\.index))
+        }
+        tables[name] = info
+        return info
+    }
+
+    /// The highest sequence ever assigned (0 before the first commit), read in `transaction`'s snapshot.
+    /// `sqlite_sequence` keeps it even after old commit records are pruned.
+    static func lastSequence(_ transaction: Transaction) throws -> Int64 {
+        try transaction.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = ?", [commitsTable])
+            .flatMap(Int64.fromDatabaseValue) ?? 0
+    }
+}

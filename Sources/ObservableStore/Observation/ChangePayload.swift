@@ -1,0 +1,126 @@
+import Foundation
+import StoreSQLite
+
+/// The change log's per-commit payload: a header naming each table touched (with its columns and
+/// primary-key columns), then the change records of ``ChangeCapture``.
+///
+/// ```
+/// payload := version(1) tableCount tables* changeCount records*
+/// table   := name columnCount columnName* pkCount pkIndex*
+/// ```
+/// Column names travel with each commit, so a commit stays readable after later migrations.
+enum ChangePayload {
+    static let version: UInt8 = 1
+
+    /// One table's header entry.
+    struct Table: Sendable, Equatable {
+        var name: String
+        var columns: [String]
+        /// Indexes of the declared primary-key columns, in key order; empty for a rowid-only table.
+        var primaryKey: [Int]
+    }
+
+    /// Assembles the payload from the tables' descriptions and the captured records.
+    static func encode(tables: [Table], changeCount: Int, records: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(records.count + 64 * tables.count + 16)
+        ValueCodec.appendVarint(UInt64(tables.count), to: &bytes)
+        for table in tables {
+            ValueCodec.appendString(table.name, to: &bytes)
+            ValueCodec.appendVarint(UInt64(table.columns.count), to: &bytes)
+            for column in table.columns { ValueCodec.appendString(column, to: &bytes) }
+            ValueCodec.appendVarint(UInt64(table.primaryKey.count), to: &bytes)
+            for index in table.primaryKey { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
+        }
+        ValueCodec.appendVarint(UInt64(changeCount), to: &bytes)
+        bytes.append(contentsOf: records)
+        return bytes
+    }
+
+    /// Decodes a payload into changes. A primary-key change becomes a delete and an insert.
+    static func decode(_ bytes: [UInt8]) throws -> [Change] {
+        do throws(ValueReader.Malformed) {
+            var reader = ValueReader(bytes)
+            guard try reader.byte() == version else { throw ValueReader.Malformed(offset: 0) }
+            var tables: [Table] = []
+            for _ in 0..<(try reader.count()) {
+                let name = try reader.string()
+                var columns: [String] = []
+                for _ in 0..<(try reader.count()) { columns.append(try reader.string()) }
+                var primaryKey: [Int] = []
+                for _ in 0..<(try reader.count()) { primaryKey.append(try reader.count()) }
+                guard primaryKey.allSatisfy({ $0 < columns.count }) else { throw ValueReader.Malformed(offset: reader.offset) }
+                tables.append(Table(name: name, columns: columns, primaryKey: primaryKey))
+            }
+            let count = try reader.count()
+            var changes: [Change] = []
+            changes.reserveCapacity(count)
+            for _ in 0..<count {
+                let tableIndex = try reader.count()
+                guard tableIndex < tables.count else { throw ValueReader.Malformed(offset: reader.offset) }
+                let table = tables[tableIndex]
+                guard let operation = PreupdateChange.Operation(rawValue: try reader.byte()) else {
+                    throw ValueReader.Malformed(offset: reader.offset)
+                }
+                let oldRowID = try integer(&reader)
+                let newRowID = try integer(&reader)
+                let columnCount = try reader.count()
+                var old: [DatabaseValue]?
+                var new: [DatabaseValue]?
+                if operation != .insert { old = try values(columnCount, &reader) }
+                if operation != .delete { new = try values(columnCount, &reader) }
+                // A column added by another process since the header was written: name it by position.
+                var columns = table.columns
+                while columns.count < columnCount { columns.append("column\(columns.count)") }
+                if columns.count > columnCount { columns.removeLast(columns.count - columnCount) }
+                changes.append(
+                    contentsOf: makeChanges(
+                        table: table, columns: columns, operation: operation, old: old, new: new, oldRowID: oldRowID,
+                        newRowID: newRowID))
+            }
+            return changes
+        } catch {
+            throw StoreError(.corrupt, "a change log payload is malformed (byte \(error.offset))")
+        }
+    }
+
+    private static func integer(_ reader: inout ValueReader) throws(ValueReader.Malformed) -> Int64 {
+        guard case .integer(let value) = try reader.value() else { throw ValueReader.Malformed(offset: reader.offset) }
+        return value
+    }
+
+    private static func values(_ count: Int, _ reader: inout ValueReader) throws(ValueReader.Malformed) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(try reader.value()) }
+        return values
+    }
+
+    private static func makeChanges(
+        table: Table, columns: [String], operation: PreupdateChange.Operation, old: [DatabaseValue]?, new: [DatabaseValue]?,
+        oldRowID: Int64, newRowID: Int64
+    ) -> [Change] {
+        func key(_ values: [DatabaseValue], rowID: Int64) -> [DatabaseValue] {
+            table.primaryKey.isEmpty ? [.integer(rowID)] : table.primaryKey.map { values[$0] }
+        }
+        let oldRow = old.map { Row(columns: columns, values: $0) }
+        let newRow = new.map { Row(columns: columns, values: $0) }
+        switch operation {
+        case .insert:
+            return [Change(table: table.name, operation: .insert, key: key(new!, rowID: newRowID), old: nil, new: newRow, changedColumns: columns)]
+        case .delete:
+            return [Change(table: table.name, operation: .delete, key: key(old!, rowID: oldRowID), old: oldRow, new: nil, changedColumns: columns)]
+        case .update:
+            let oldKey = key(old!, rowID: oldRowID)
+            let newKey = key(new!, rowID: newRowID)
+            guard oldKey == newKey else {
+                return [
+                    Change(table: table.name, operation: .delete, key: oldKey, old: oldRow, new: nil, changedColumns: columns),
+                    Change(table: table.name, operation: .insert, key: newKey, old: nil, new: newRow, changedColumns: columns),
+                ]
+            }
+            let changed = columns.indices.filter { old![$0] != new![$0] }.map { columns[$0] }
+            return [Change(table: table.name, operation: .update, key: oldKey, old: oldRow, new: newRow, changedColumns: changed)]
+        }
+    }
+}

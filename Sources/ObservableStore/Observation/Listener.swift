@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+
+/// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
+///
+/// Delivery runs on a global dispatch queue, one drain at a time per listener, so a listener sees
+/// commits in sequence order and never concurrently with itself, and a slow handler delays no one
+/// else. `immediate` listeners are called on the writer's thread instead, right after COMMIT.
+///
+/// `@unchecked Sendable`: `buffer`, `isDraining`, `isHeld`, `floor` and `isCancelled` are guarded by
+/// `lock`. Handler calls hold `deliveryLock` (recursive, so a handler may cancel its own listener),
+/// and `cancel()` takes it too: once `cancel()` returns, the handler is not running and never runs again.
+final class Listener: @unchecked Sendable {
+    let name: String
+    let filter: ChangeFilter
+    let isImmediate: Bool
+    /// Called for each event; returns false when the listener's owner is gone (the listener then removes itself).
+    private let handler: @Sendable (StoreEvent) throws -> Bool
+    private let logger: Logger
+    weak var center: ObservationCenter?
+
+    private let lock = NSLock()
+    private let deliveryLock = NSRecursiveLock()
+    private var buffer: EventBuffer
+    private var isDraining = false
+    private var isHeld: Bool
+    private var floor: Int64 = 0
+    private var isCancelled = false
+
+    init(
+        name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, logger: Logger,
+        handler: @escaping @Sendable (StoreEvent) throws -> Bool
+    ) {
+        self.name = name
+        self.filter = filter
+        self.isImmediate = options.immediate
+        self.buffer = EventBuffer(capacity: options.bufferSize)
+        self.isHeld = held
+        self.logger = logger
+        self.handler = handler
+    }
+
+    /// Queues the part of `commit` that matches, and starts a drain if none is running.
+    func offer(_ commit: Commit) {
+        guard let matching = filter.apply(commit) else { return }
+        enqueue(.commit(matching))
+    }
+
+    /// Queues a gap (the commits could not be read): the handler must refetch.
+    func offerGap(_ missed: ClosedRange<Int64>) {
+        enqueue(.gap(missed: missed))
+    }
+
+    private func enqueue(_ event: StoreEvent) {
+        let startDrain = lock.withLock { () -> Bool in
+            guard !isCancelled, event.sequence > floor else { return false }
+            buffer.push(event)
+            guard !isDraining, !isHeld else { return false }
+            isDraining = true
+            return true
+        }
+        if startDrain { DispatchQueue.global().async { self.drain() } }
+    }
+
+    /// Immediate delivery on the caller's thread (the writer, after COMMIT). A held listener queues instead.
+    func deliverNow(_ commit: Commit) {
+        guard let matching = filter.apply(commit) else { return }
+        let held = lock.withLock { isHeld || isDraining }
+        if held { return enqueue(.commit(matching)) }
+        invoke(.commit(matching))
+    }
+
+    /// Bind-and-fire: runs `initial` (the first value) as a delivery, drops queued events at or below
+    /// `sequence` (already part of that value), and starts delivering the rest.
+    func release(after sequence: Int64, initial: () -> Void) {
+        deliveryLock.withLock {
+            if !lock.withLock({ isCancelled }) { initial() }
+        }
+        let startDrain = lock.withLock { () -> Bool in
+            floor = sequence
+            buffer.drop(through: sequence)
+            isHeld = false
+            guard !isDraining, buffer.count > 0, !isCancelled else { return false }
+            isDraining = true
+            return true
+        }
+        if startDrain { DispatchQueue.global().async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let next = lock.withLock { () -> StoreEvent? in
+                if let event = buffer.pop() { return event }
+                isDraining = false
+                return nil
+            }
+            guard let next else { return }
+            invoke(next)
+        }
+    }
+
+    private func invoke(_ event: StoreEvent) {
+        deliveryLock.withLock {
+            guard !lock.withLock({ isCancelled }) else { return }
+            do {
+                if try !handler(event) { center?.remove(self) }
+            } catch {
+                logger.warning(
+                    "listener threw; the event is skipped",
+                    metadata: ["listener": "\(name)", "sequence": "\(event.sequence)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops delivery. Waits for a handler call in progress (unless called from that handler).
+    func cancel() {
+        lock.withLock {
+            isCancelled = true
+            buffer.removeAll()
+        }
+        deliveryLock.withLock {}
+    }
+
+    /// Whether ``cancel()`` was called.
+    var cancelled: Bool { lock.withLock { isCancelled } }
+}
+
+/// How a listener is delivered to.
+public struct ListenerOptions: Sendable {
+    /// Deliver synchronously on the writing thread, after COMMIT and before `write` returns.
+    /// The handler must be quick and must not write to the store (that would be a nested write).
+    /// False by default: delivery happens on another thread and never delays the writer.
+    public var immediate = false
+    /// How many commits may wait for the handler; past that they are replaced by one `.gap` event. 1024 by default.
+    public var bufferSize = 1024
+
+    /// Options with the defaults.
+    public init(immediate: Bool = false, bufferSize: Int = 1024) {
+        self.immediate = immediate
+        self.bufferSize = bufferSize
+    }
+}

@@ -1,0 +1,39 @@
+/// Owns a listener's lifetime: `cancel()` it, or let it go, and delivery stops.
+///
+/// For example:
+///
+/// ```swift
+/// final class DetailView {
+///     var token: ListenerToken?
+///     func show(_ store: Store) {
+///         token = store.listen("detail-view", to: NodeVO.self) { event in /* … */ }
+///     }   // releasing the view releases the token, which removes the listener
+/// }
+/// ```
+public final class ListenerToken: Sendable {
+    private let listener: Listener
+    private let center: ObservationCenter
+    private let cancelsOnRelease: Bool
+
+    init(listener: Listener, center: ObservationCenter, cancelsOnRelease: Bool = true) {
+        self.listener = listener
+        self.center = center
+        self.cancelsOnRelease = cancelsOnRelease
+    }
+
+    deinit {
+        if cancelsOnRelease { cancel() }
+    }
+
+    /// The listener's name.
+    public var name: String { listener.name }
+
+    /// Whether delivery has stopped (cancelled, released, removed by name, or replaced by a listener of the same name).
+    public var isCancelled: Bool { listener.cancelled }
+
+    /// Stops delivery. If a listener of the same name replaced this one, that listener is left alone.
+    /// When this returns, the handler is not running (unless this is called from it) and never runs again.
+    public func cancel() {
+        center.remove(listener)
+    }
+}

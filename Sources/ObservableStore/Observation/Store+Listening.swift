@@ -1,0 +1,105 @@
+import Foundation
+
+extension Store {
+    /// Registers a listener under `name`: `handler` receives every commit with a change matching
+    /// `filter`, once, in sequence order, after the commit.
+    ///
+    /// Registering a name again replaces the old listener atomically: when the call returns, the old
+    /// handler is not running and never runs again. The listener lives until the returned token is
+    /// cancelled or released, ``removeListener(_:)`` is called, or the name is registered again.
+    /// A handler that throws loses only that event (it is logged). A slow handler delays no one:
+    /// past ``ListenerOptions/bufferSize`` waiting commits it receives one `.gap` event instead.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let token = store.listen("list-view", filter: .table("nodes")) { event in
+    ///     if case .commit(let commit) = event { print(commit.sequence, commit.changes.map(\.operation)) }
+    /// }
+    /// ```
+    public func listen(
+        _ name: String, filter: ChangeFilter = .all, options: ListenerOptions = ListenerOptions(),
+        handler: @escaping @Sendable (StoreEvent) throws -> Void
+    ) -> ListenerToken {
+        register(Listener(name: name, filter: filter, options: options, logger: configuration.logger) { event in
+            try handler(event)
+            return true
+        })
+    }
+
+    /// Registers a typed listener for the records of `R`'s table; see ``listen(_:filter:options:handler:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let token = store.listen("detail-view", to: NodeVO.self) { event in
+    ///     if case .commit(let commit) = event {
+    ///         for change in commit.changes { print(change.operation, change.new?.name ?? "deleted") }
+    ///     }
+    /// }
+    /// ```
+    public func listen<R: Record>(
+        _ name: String, to type: R.Type, filter: ChangeFilter = .all, options: ListenerOptions = ListenerOptions(),
+        handler: @escaping @Sendable (RecordEvent<R>) throws -> Void
+    ) -> ListenerToken {
+        var filter = filter
+        filter.tables = [R.tableName]
+        return listen(name, filter: filter, options: options) { event in try handler(RecordEvent<R>(event)) }
+    }
+
+    /// Registers a listener that lives as long as `owner`: the store holds `owner` weakly, and once it is
+    /// gone the listener removes itself. No token to keep; remove it early with ``removeListener(_:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// store.listen("first-view", owner: view, filter: .table("user_info")) { view, event in view.refresh() }
+    /// ```
+    public func listen<Owner: AnyObject & Sendable>(
+        _ name: String, owner: Owner, filter: ChangeFilter = .all, options: ListenerOptions = ListenerOptions(),
+        handler: @escaping @Sendable (Owner, StoreEvent) throws -> Void
+    ) {
+        let weakOwner = WeakReference(owner)
+        _ = register(
+            Listener(name: name, filter: filter, options: options, logger: configuration.logger) { event in
+                guard let owner = weakOwner.object else { return false }
+                try handler(owner, event)
+                return true
+            }, detached: true)
+    }
+
+    /// Removes the listener called `name`; returns whether there was one. When this returns, its
+    /// handler is not running (unless this is called from it) and never runs again.
+    @discardableResult
+    public func removeListener(_ name: String) -> Bool {
+        observation.remove(name: name)
+    }
+
+    /// The names of the registered listeners, sorted.
+    public var listenerNames: [String] { observation.names }
+
+    /// The commits matching `filter`, as an `AsyncSequence`. See ``StoreEvents``.
+    public func changes(filter: ChangeFilter = .all, bufferSize: Int = 1024) -> StoreEvents {
+        let channel = EventChannel(capacity: bufferSize)
+        // The channel bounds the backlog; the listener only hands events over.
+        channel.token = listen(
+            "changes-\(UUID().uuidString)", filter: filter, options: ListenerOptions(bufferSize: .max)
+        ) { [weak channel] event in
+            channel?.push(event)
+        }
+        observation.track(channel)
+        return StoreEvents(channel: channel)
+    }
+
+    func register(_ listener: Listener, detached: Bool = false) -> ListenerToken {
+        observation.register(listener)
+        return ListenerToken(listener: listener, center: observation, cancelsOnRelease: !detached)
+    }
+}
+
+/// A weak reference that can cross threads.
+final class WeakReference<Object: AnyObject & Sendable>: @unchecked Sendable {
+    // @unchecked: `object` is a weak reference, set once at init; reading a weak reference is thread-safe.
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+}

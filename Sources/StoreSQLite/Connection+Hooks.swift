@@ -1,0 +1,119 @@
+import Foundation
+internal import CSQLite
+
+/// One row about to change, as the preupdate hook reports it. Valid only during the callback.
+///
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/preupdate_blobwrite.html>
+package struct PreupdateChange: ~Copyable {
+    /// The kind of change.
+    package enum Operation: UInt8, Sendable {
+        case insert = 1
+        case update = 2
+        case delete = 3
+    }
+
+    fileprivate let connection: OpaquePointer
+    /// INSERT, UPDATE or DELETE.
+    package let operation: Operation
+    fileprivate let databaseNamePointer: UnsafePointer<CChar>
+    fileprivate let tableNamePointer: UnsafePointer<CChar>
+    /// The rowid before the change (meaningless for WITHOUT ROWID tables and for inserts).
+    package let oldRowID: Int64
+    /// The rowid after the change (meaningless for WITHOUT ROWID tables and for deletes).
+    package let newRowID: Int64
+
+    /// "main", "temp", or an attached database's name.
+    package var databaseName: String { String(cString: databaseNamePointer) }
+    /// Whether the change is in the main database.
+    package var isMainDatabase: Bool { strcmp(databaseNamePointer, "main") == 0 }
+    /// The table's name.
+    package var tableName: String { String(cString: tableNamePointer) }
+    /// Whether the table's name starts with `prefix` (no String is made).
+    package func tableNameHasPrefix(_ prefix: StaticString) -> Bool {
+        strncmp(tableNamePointer, UnsafeRawPointer(prefix.utf8Start).assumingMemoryBound(to: CChar.self), prefix.utf8CodeUnitCount) == 0
+    }
+    /// The number of columns of the table.
+    package var columnCount: Int32 { sqlite3_preupdate_count(connection) }
+    /// 0 for a change made by the statement itself, 1 for a trigger it fired, and so on.
+    package var depth: Int32 { sqlite3_preupdate_depth(connection) }
+
+    /// Appends every column's value before the change (UPDATE, DELETE) in ``ValueCodec`` form.
+    package func appendOldValues(to bytes: inout [UInt8]) {
+        for index in 0..<columnCount {
+            var value: OpaquePointer?
+            sqlite3_preupdate_old(connection, index, &value)
+            PreupdateChange.append(value, to: &bytes)
+        }
+    }
+
+    /// Appends every column's value after the change (INSERT, UPDATE) in ``ValueCodec`` form.
+    package func appendNewValues(to bytes: inout [UInt8]) {
+        for index in 0..<columnCount {
+            var value: OpaquePointer?
+            sqlite3_preupdate_new(connection, index, &value)
+            PreupdateChange.append(value, to: &bytes)
+        }
+    }
+
+    private static func append(_ value: OpaquePointer?, to bytes: inout [UInt8]) {
+        guard let value else { return bytes.append(ValueCodec.nullTag) }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: ValueCodec.appendInteger(sqlite3_value_int64(value), to: &bytes)
+        case SQLITE_FLOAT: ValueCodec.appendReal(sqlite3_value_double(value), to: &bytes)
+        case SQLITE_TEXT:
+            let text = sqlite3_value_text(value)
+            ValueCodec.appendBytes(tag: ValueCodec.textTag, text, count: Int(sqlite3_value_bytes(value)), to: &bytes)
+        case SQLITE_BLOB:
+            let blob = sqlite3_value_blob(value)
+            ValueCodec.appendBytes(tag: ValueCodec.blobTag, blob, count: Int(sqlite3_value_bytes(value)), to: &bytes)
+        default: bytes.append(ValueCodec.nullTag)
+        }
+    }
+}
+
+/// Keeps the Swift closure of the preupdate hook alive while SQLite holds a pointer to it.
+final class PreupdateHookBox {
+    let handler: (borrowing PreupdateChange) -> Void
+    init(_ handler: @escaping (borrowing PreupdateChange) -> Void) { self.handler = handler }
+}
+
+extension Connection {
+    /// Installs (or, with nil, removes) the callback SQLite calls before each row it inserts, updates
+    /// or deletes (`sqlite3_preupdate_hook`).
+    ///
+    /// The callback runs inside `sqlite3_step`, on the thread using the connection. It must not use the
+    /// connection (no prepare, no step, not even a SELECT): copy what it needs and return.
+    package func setPreupdateHook(_ handler: ((borrowing PreupdateChange) -> Void)?) {
+        guard let handler else {
+            sqlite3_preupdate_hook(handle, nil, nil)
+            preupdateHook = nil
+            return
+        }
+        let box = PreupdateHookBox(handler)
+        preupdateHook = box
+        sqlite3_preupdate_hook(
+            handle,
+            { context, db, operation, databaseName, tableName, oldRowID, newRowID in
+                let kind: PreupdateChange.Operation? =
+                    switch operation {
+                    case SQLITE_INSERT: .insert
+                    case SQLITE_UPDATE: .update
+                    case SQLITE_DELETE: .delete
+                    default: nil
+                    }
+                guard let context, let db, let databaseName, let tableName, let kind else { return }
+                let box = Unmanaged<PreupdateHookBox>.fromOpaque(context).takeUnretainedValue()
+                box.handler(
+                    PreupdateChange(
+                        connection: db, operation: kind, databaseNamePointer: databaseName, tableNamePointer: tableName,
+                        oldRowID: oldRowID, newRowID: newRowID))
+            }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
+    /// `PRAGMA data_version`: changes when another connection commits to the file.
+    package func dataVersion() throws(SQLiteError) -> Int64 {
+        let statement = try cachedStatement("PRAGMA data_version")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : 0
+    }
+}
