@@ -1,0 +1,261 @@
+import Foundation
+import ObservableStore
+import StoreTestSupport
+import Testing
+
+/// One test per item of the change-capture hazard list (OBSERVATION-NOTES.md 8.6, issue 3).
+@Suite struct CaptureTests {
+    private static let hazardTables = try! MigrationSet(
+        name: "hazards",
+        migrations: [
+            Migration(
+                version: 1, name: "create_hazard_tables",
+                sql: """
+                    CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT UNIQUE ON CONFLICT REPLACE);
+                    CREATE TABLE c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p(id) ON DELETE CASCADE);
+                    CREATE TABLE w (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+                    CREATE TABLE nopk (a, b);
+                    CREATE TABLE composite (a TEXT, b INTEGER, v, PRIMARY KEY (b, a));
+                    CREATE TABLE audit (id INTEGER PRIMARY KEY, what TEXT NOT NULL);
+                    CREATE TRIGGER nodes_audit AFTER INSERT ON nodes BEGIN
+                      INSERT INTO audit (what) VALUES ('node ' || NEW.name);
+                    END;
+                    """)
+        ])
+
+    private func withHazardStore(_ body: (Store, EventRecorder) throws -> Void) throws {
+        var configuration = StoreConfiguration()
+        configuration.migrationSets = [Self.hazardTables]
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            let (recorder, token) = store.record()
+            try body(store, recorder)
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func deleteWithoutWhereReportsEveryRow() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in
+                for name in ["a", "b", "c"] { try tx.insert(UserInfo(id: name, name: name.uppercased())) }
+            }
+            try store.write { try $0.execute("DELETE FROM user_info") }
+            let commit = try #require(recorder.commits.last)
+            #expect(commit.changes.map(\.summary) == ["delete user_info 'a'", "delete user_info 'b'", "delete user_info 'c'"])
+            #expect(commit.changes[1].old?.value("name", as: String.self) == "B")
+            #expect(commit.changes.allSatisfy { $0.new == nil })
+        }
+    }
+
+    @Test func insertOrReplaceReportsTheDeletedRow() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { try $0.execute("INSERT INTO user_info (id, name) VALUES ('me', 'Ada')") }
+            try store.write { try $0.execute("INSERT OR REPLACE INTO user_info (id, name) VALUES ('me', 'Grace')") }
+            let commit = try #require(recorder.commits.last)
+            #expect(commit.changes.map(\.summary) == ["delete user_info 'me'", "insert user_info 'me'"])
+            #expect(commit.changes[0].old?.value("name", as: String.self) == "Ada")
+            #expect(commit.changes[1].new?.value("name", as: String.self) == "Grace")
+        }
+    }
+
+    @Test func onConflictReplaceReportsTheOtherRowAndItsCascade() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in
+                try tx.execute("INSERT INTO p (id, name) VALUES (1, 'a'), (2, 'b')")
+                try tx.execute("INSERT INTO c (id, pid) VALUES (10, 1), (11, 1)")
+            }
+            // name 'a' belongs to row 1: the REPLACE deletes row 1 (and its children), then inserts row 3.
+            try store.write { try $0.execute("INSERT INTO p (id, name) VALUES (3, 'a')") }
+            let commit = try #require(recorder.commits.last)
+            #expect(Set(commit.changes.map(\.summary)) == ["delete p 1", "delete c 10", "delete c 11", "insert p 3"])
+            #expect(commit.changes.last?.summary == "insert p 3")
+            let remaining = try store.read { try $0.fetchValue("SELECT count(*) FROM c") }
+            #expect(remaining == .integer(0))
+        }
+    }
+
+    @Test func upsertReportsAnUpdateWithTheChangedColumns() throws {
+        try withHazardStore { store, recorder throws in
+            try store.repository(UserInfo.self).upsert(UserInfo(id: "me", name: "Ada", hairColor: "brown"))
+            var user = try #require(try store.repository(UserInfo.self).fetch("me"))
+            user.name = "Grace"
+            try store.repository(UserInfo.self).upsert(user)
+            let commits = recorder.commits
+            #expect(commits.count == 2)
+            #expect(commits[0].changes.map(\.summary) == ["insert user_info 'me'"])
+            #expect(commits[1].changes.map(\.summary) == ["update user_info 'me'"])
+            #expect(commits[1].changes[0].changedColumns == ["name"])
+            #expect(commits[1].changes[0].old?.value("name", as: String.self) == "Ada")
+        }
+    }
+
+    @Test func foreignKeyCascadesAreReported() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in
+                try tx.execute("INSERT INTO p (id, name) VALUES (1, 'a')")
+                try tx.execute("INSERT INTO c (id, pid) VALUES (10, 1), (11, 1)")
+            }
+            try store.write { try $0.execute("DELETE FROM p WHERE id = 1") }
+            #expect(Set(recorder.commits.last?.changes.map(\.summary) ?? []) == ["delete p 1", "delete c 10", "delete c 11"])
+        }
+    }
+
+    @Test func triggerSideEffectsAreReported() throws {
+        try withHazardStore { store, recorder throws in
+            try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
+            #expect(recorder.commits.last?.changes.map(\.summary) == ["insert nodes 1", "insert audit 1"])
+            #expect(recorder.commits.last?.changes[1].new?.value("what", as: String.self) == "node n")
+        }
+    }
+
+    @Test func aPrimaryKeyChangeIsADeleteAndAnInsert() throws {
+        try withHazardStore { store, recorder throws in
+            try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
+            try store.write { try $0.execute("UPDATE nodes SET id = 100 WHERE id = 1") }
+            #expect(recorder.commits.last?.changes.map(\.summary) == ["delete nodes 1", "insert nodes 100"])
+            try store.write { try $0.execute("INSERT INTO composite VALUES ('x', 1, 'v')") }
+            try store.write { try $0.execute("UPDATE composite SET a = 'y'") }
+            #expect(recorder.commits.last?.changes.map(\.summary) == ["delete composite 1,'x'", "insert composite 1,'y'"])
+        }
+    }
+
+    @Test func withoutRowidTablesAreKeyedByTheirPrimaryKey() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { try $0.execute("INSERT INTO w (k, v) VALUES ('key-1', 1), ('key-2', 2)") }
+            try store.write { try $0.execute("UPDATE w SET v = v + 10 WHERE k = 'key-2'") }
+            try store.write { try $0.execute("DELETE FROM w") }
+            let summaries = recorder.commits.map { $0.changes.map(\.summary) }
+            #expect(summaries == [["insert w 'key-1'", "insert w 'key-2'"], ["update w 'key-2'"], ["delete w 'key-1'", "delete w 'key-2'"]])
+            #expect(recorder.commits[1].changes[0].new?.value("v", as: Int.self) == 12)
+        }
+    }
+
+    @Test func tablesWithoutAPrimaryKeyAreKeyedByRowid() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { try $0.execute("INSERT INTO nopk (a, b) VALUES (1, 2)") }
+            #expect(recorder.commits.last?.changes.map(\.summary) == ["insert nopk 1"])
+        }
+    }
+
+    @Test func aFailedStatementInsideATransactionReportsNothingOfItsOwn() throws {
+        try withHazardStore { store, recorder throws in
+            let nodes = store.repository(NodeVO.self)
+            try nodes.insert(NodeVO(name: "wide", x: 0, y: 0, width: 120))
+            try nodes.insert(NodeVO(name: "narrow", x: 0, y: 0, width: 50))
+            let before = recorder.commits.count
+            try store.write { tx in
+                // Row 1 is updated, then row 2 fails the CHECK: SQLite undoes the whole statement.
+                #expect(throws: StoreError.self) { try tx.execute("UPDATE nodes SET width = width - 100") }
+                try tx.execute("UPDATE nodes SET name = 'renamed' WHERE id = 2")
+            }
+            #expect(recorder.commits.count == before + 1)
+            #expect(recorder.commits.last?.changes.map(\.summary) == ["update nodes 2"])
+            #expect(try nodes.fetch(1)?.width == 120)
+        }
+    }
+
+    @Test func schemaChangesAreOneSchemaEventNotRowEvents() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in
+                try tx.execute("CREATE TABLE extra (x INTEGER)")
+                try tx.execute("ALTER TABLE nodes ADD COLUMN z REAL NOT NULL DEFAULT 0")
+            }
+            let commit = try #require(recorder.commits.last)
+            #expect(commit.schemaChanged)
+            #expect(commit.changes.isEmpty)
+            // Later commits carry the new column.
+            try store.write { try $0.execute("INSERT INTO nodes (name, x, y, z) VALUES ('n', 0, 0, 7)") }
+            #expect(recorder.commits.last?.changes.first?.new?.value("z", as: Double.self) == 7)
+            #expect(recorder.commits.last?.schemaChanged == false)
+        }
+    }
+
+    @Test func rolledBackWorkAndEmptyTransactionsProduceNothing() throws {
+        try withHazardStore { store, recorder throws in
+            struct Planned: Error {}
+            try? store.write { tx in
+                try tx.insert(NodeVO(name: "rolled back", x: 0, y: 0))
+                throw Planned()
+            }
+            try store.write { _ in }
+            try store.write { tx in _ = try tx.count(Query<NodeVO>()) }
+            try store.write { tx in
+                try tx.insert(UserInfo(id: "kept", name: "K"))
+                try? tx.savepoint { tx in
+                    try tx.insert(UserInfo(id: "dropped", name: "D"))
+                    try tx.savepoint { tx in try tx.insert(UserInfo(id: "dropped-inner", name: "DI")) }
+                    throw Planned()
+                }
+                try tx.savepoint { tx in try tx.insert(UserInfo(id: "released", name: "R")) }
+            }
+            #expect(recorder.commits.count == 1)
+            #expect(recorder.commits[0].changes.map(\.summary) == ["insert user_info 'kept'", "insert user_info 'released'"])
+            // The empty and rolled-back transactions took no sequence number.
+            #expect(recorder.commits[0].sequence == 1)
+        }
+    }
+
+    @Test func transactionControlInRawSQLIsRefused() throws {
+        try withHazardStore { store, recorder throws in
+            for sql in ["COMMIT", "ROLLBACK", "SAVEPOINT x", "BEGIN", "END", "RELEASE x"] {
+                let error = #expect(throws: StoreError.self, "\(sql)") {
+                    try store.write { tx in
+                        try tx.insert(NodeVO(name: "n", x: 0, y: 0))
+                        try tx.execute(sql)
+                    }
+                }
+                #expect(error?.code == .invalidInput)
+            }
+            #expect(try store.repository(NodeVO.self).count() == 0)
+            #expect(recorder.commits.isEmpty)
+        }
+    }
+
+    @Test func commitsCarrySequenceTimeOriginAndValues() throws {
+        try withHazardStore { store, recorder throws in
+            let started = Date().addingTimeInterval(-1)
+            let node = try store.repository(NodeVO.self, origin: "canvas").insert(NodeVO(name: "n", x: 1, y: 2))
+            var moved = node
+            moved.x = 5
+            try store.repository(NodeVO.self).update(moved)
+            let commits = recorder.commits
+            #expect(commits.map(\.sequence) == [1, 2])
+            #expect(commits[0].origin == "canvas")
+            #expect(commits[1].origin == nil)
+            #expect(commits.allSatisfy { $0.committedAt >= started && $0.committedAt <= Date() })
+            let update = try #require(commits[1].changes.first)
+            #expect(update.changedColumns == ["x"])
+            #expect(try update.old?.decode(NodeVO.self) == node)
+            #expect(try update.new?.decode(NodeVO.self) == moved)
+            #expect(update.key == [.integer(node.id!)])
+        }
+    }
+
+    @Test func theChangeLogHoldsEveryCommitAndSequencesContinueAfterReopening() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("log.sqlite").path
+            do {
+                let store = try Store(path: path)
+                for index in 0..<3 { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
+                let rows = try store.read { try $0.fetchRows("SELECT seq, change_count, tables FROM _store_commits ORDER BY seq") }
+                #expect(rows.map { $0.value("seq", as: Int64.self) } == [1, 2, 3])
+                #expect(rows.allSatisfy { $0.value("change_count", as: Int.self) == 1 && $0.value("tables", as: String.self) == "nodes" })
+                store.close()
+            }
+            let reopened = try Store(path: path)
+            defer { reopened.close() }
+            let (recorder, token) = reopened.record()
+            try reopened.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
+            #expect(recorder.commits.map(\.sequence) == [4])
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func writesToInternalTablesAreNotCaptured() throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in
+                try tx.execute("INSERT INTO _store_listeners VALUES ('x', 0, '2026-01-01T00:00:00.000Z')")
+            }
+            #expect(recorder.commits.isEmpty)
+        }
+    }
+}
