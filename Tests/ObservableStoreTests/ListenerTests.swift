@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import ObservableStore
 import StoreTestSupport
 import Testing
+
+@testable import ObservableStore
 
 /// Named listeners, filters, delivery, overflow, bind-and-fire and the async sequence.
 @Suite struct ListenerTests {
@@ -249,6 +250,9 @@ import Testing
             try insertNode(store)
             started.wait()
             for index in 0..<20 { try insertNode(store, "n\(index)") }  // 2...21: 4 fit, 17 do not
+            let offered = DispatchSemaphore(value: 0)
+            store.observation.afterPublished { offered.signal() }
+            offered.wait()  // every commit has been offered to the listener
             release.signal()
             #expect(recorder.wait(for: 6))
             let events = recorder.all
