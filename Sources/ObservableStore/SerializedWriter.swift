@@ -6,10 +6,11 @@ import StoreSQLite
 final class Writer {
     let connection: Connection
     let capture = ChangeCapture()
-    let changeLog = ChangeLog()
+    let changeLog: ChangeLog
 
-    init(connection: Connection) {
+    init(connection: Connection, changeLogLayout: ChangeLogLayout) {
         self.connection = connection
+        self.changeLog = ChangeLog(layout: changeLogLayout)
     }
 
     /// Starts capturing row changes into ``capture``.

@@ -69,8 +69,8 @@ public final class Store: Sendable {
         }
         self.path = path
         self.configuration = configuration
-        let writer = Writer(connection: connection)
-        writer.installCapture()
+        let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
+        if configuration.tracksChanges { writer.installCapture() }
         self.writer = SerializedWriter(writer, label: "ObservableStore.writer")
         self.observation = ObservationCenter(logger: configuration.logger)
         self.readers = ReaderPool(maximum: inMemory ? 0 : configuration.maximumReaderCount) {

@@ -51,6 +51,12 @@ public struct StoreConfiguration: Sendable {
     public var migrationLockTimeout: Duration = .seconds(30)
     /// Who applies migrations, recorded in the history's `applied_by` (e.g. "MyApp 2.1").
     public var applicationName: String?
+    /// Capture every committed row change, write it to the change log and deliver it to listeners.
+    /// True by default. False makes bulk writes cheaper but the store then emits no events at all
+    /// (listeners receive nothing, `storectl watch` sees nothing from this process).
+    public var tracksChanges = true
+    /// How the change log stores a commit's changes (see `docs/OBSERVATION.md`); for measurements only.
+    package var changeLogLayout: ChangeLogLayout = .payloadPerCommit
     /// Where the store logs (swift-log). Quiet by default.
     public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
 

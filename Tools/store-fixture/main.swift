@@ -2,6 +2,7 @@
 // race real processes against each other. Not a user tool.
 //
 //   store-fixture migrate DB [SET_NAME MIGRATIONS_DIR]   open DB (applying migrations), print the applied versions
+//   store-fixture measure-capture [ROWS] [REPEATS]        time change capture + change log layouts (build with -c release)
 //
 // Exit codes: 0 ok, 5 busy, 7 schema too new, 8 migration conflict, 1 anything else.
 import Foundation
@@ -20,8 +21,19 @@ func fail(_ error: any Error) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "measure-capture" {
+    do {
+        try CaptureMeasurement.run(
+            rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,
+            repeats: arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5)
+        exit(0)
+    } catch {
+        fail(error)
+    }
+}
 guard arguments.count >= 2, arguments[0] == "migrate" else {
-    FileHandle.standardError.write(Data("usage: store-fixture migrate DB [SET_NAME MIGRATIONS_DIR]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: store-fixture migrate DB [SET_NAME MIGRATIONS_DIR] | measure-capture [ROWS] [REPEATS]\n".utf8))
     exit(2)
 }
 do {

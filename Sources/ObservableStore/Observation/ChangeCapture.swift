@@ -16,7 +16,9 @@ final class ChangeCapture {
     }
 
     private(set) var records: [UInt8] = []
-    private(set) var changeCount = 0
+    /// Where each change record starts in `records` (one per change).
+    private(set) var recordOffsets: [Int] = []
+    var changeCount: Int { recordOffsets.count }
     private(set) var tableNames: [String] = []
     private var tableIndexes: [String: Int] = [:]
     private var savepoints: [Marker] = []
@@ -41,6 +43,7 @@ final class ChangeCapture {
             tableNames.append(table)
             tableIndexes[table] = index
         }
+        recordOffsets.append(records.count)
         ValueCodec.appendVarint(UInt64(index), to: &records)
         records.append(change.operation.rawValue)
         ValueCodec.appendInteger(change.oldRowID, to: &records)
@@ -48,7 +51,6 @@ final class ChangeCapture {
         ValueCodec.appendVarint(UInt64(change.columnCount), to: &records)
         if change.operation != .insert { change.appendOldValues(to: &records) }
         if change.operation != .delete { change.appendNewValues(to: &records) }
-        changeCount += 1
     }
 
     /// The current position.
@@ -57,7 +59,7 @@ final class ChangeCapture {
     /// Forgets everything captured after `marker` (a failed statement, a rolled-back savepoint).
     func rollback(to marker: Marker) {
         records.removeSubrange(marker.byteCount...)
-        changeCount = marker.changeCount
+        recordOffsets.removeSubrange(marker.changeCount...)
     }
 
     /// `SAVEPOINT`: remembers the position.
@@ -74,7 +76,7 @@ final class ChangeCapture {
     /// Empties the buffer for the next transaction.
     func reset() {
         records.removeAll(keepingCapacity: records.count < 1 << 20)
-        changeCount = 0
+        recordOffsets.removeAll(keepingCapacity: recordOffsets.count < 1 << 16)
         tableNames.removeAll()
         tableIndexes.removeAll()
         savepoints.removeAll()

@@ -17,12 +17,27 @@ struct LoggedCommit: Sendable {
     }
 }
 
+/// How the change log stores a commit's changes.
+package enum ChangeLogLayout: Sendable {
+    /// One `_store_commits` row per commit, its changes in one binary payload (the default: measured
+    /// cheapest, see docs/OBSERVATION.md).
+    case payloadPerCommit
+    /// Also one `_store_changes` row per changed row (the alternative that was measured; the table
+    /// must exist). Kept for the measurement in `store-fixture measure-capture`.
+    case rowPerChange
+}
+
 /// Writes the captured changes of a transaction into `_store_commits`, just before COMMIT, on the
 /// writer connection. Keeps each table's column names and primary key, refreshed when the schema changes.
 ///
 /// Used only on the writer's queue; not thread-safe.
 final class ChangeLog {
     static let commitsTable = "_store_commits"
+    let layout: ChangeLogLayout
+
+    init(layout: ChangeLogLayout = .payloadPerCommit) {
+        self.layout = layout
+    }
     private var tables: [String: ChangePayload.Table] = [:]
     private var schemaVersion: Int64 = -1
     /// Whether `_store_commits` exists: a store opened below the library migration that creates it
@@ -50,7 +65,7 @@ final class ChangeLog {
         let headers = try capture.tableNames.map { try table($0, on: connection) }
         let payload = ChangePayload.encode(tables: headers, changeCount: capture.changeCount, records: capture.records)
         let now = Date()
-        let sequence = try StoreError.wrapping {
+        let sequence: Int64 = try StoreError.wrapping {
             try connection.cachedStatement(
                 "INSERT INTO \(ChangeLog.commitsTable) (committed_at, origin, change_count, tables, schema_changed, payload) "
                     + "VALUES (?, ?, ?, ?, ?, ?)"
@@ -59,7 +74,23 @@ final class ChangeLog {
                 .text(capture.tableNames.joined(separator: ",")), .integer(capture.schemaChanged ? 1 : 0),
                 .blob(Data(payload)),
             ])
-            return connection.lastInsertRowID
+            let sequence = connection.lastInsertRowID
+            if layout == .rowPerChange {
+                let insert = try connection.cachedStatement(
+                    "INSERT INTO _store_changes (seq, idx, table_name, op, change) VALUES (?, ?, ?, ?, ?)")
+                let offsets = capture.recordOffsets + [capture.records.count]
+                for index in 0..<capture.changeCount {
+                    let record = capture.records[offsets[index]..<offsets[index + 1]]
+                    var reader = ValueReader(Array(record))
+                    let table = Int(try reader.varint())
+                    let operation = Int64(try reader.byte())
+                    try insert.execute([
+                        .integer(sequence), .integer(Int64(index)), .text(capture.tableNames[table]), .integer(operation),
+                        .blob(Data(record)),
+                    ])
+                }
+            }
+            return sequence
         }
         return LoggedCommit(
             sequence: sequence, committedAt: Date(timeIntervalSince1970: Double(Timestamp.milliseconds(of: now)) / 1000),
