@@ -8,9 +8,10 @@ extension Transaction {
     public func insert<R: Record>(_ record: R) throws -> R {
         var record = record
         let row = try RowEncoder.encode(record)
-        let sql =
+        let sql = StatementTextCache.shared.sql(for: R.self, .insert, columns: row.columns) {
             "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
-            + "VALUES (\(placeholders(row.columns.count)))"
+                + "VALUES (\(placeholders(row.columns.count)))"
+        }
         try withStatement(sql, row.values) { statement in
             while try statement.step() {}
         }
@@ -24,12 +25,12 @@ extension Transaction {
     public func upsert<R: Record>(_ record: R) throws -> R {
         var record = record
         let row = try RowEncoder.encode(record)
-        let updates = row.columns.filter { $0 != R.primaryKey }
-            .map { "\(quoted($0)) = excluded.\(quoted($0))" }
-        let sql =
-            "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
-            + "VALUES (\(placeholders(row.columns.count))) ON CONFLICT(\(quoted(R.primaryKey))) "
-            + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
+        let sql = StatementTextCache.shared.sql(for: R.self, .upsert, columns: row.columns) {
+            let updates = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = excluded.\(quoted($0))" }
+            return "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
+                + "VALUES (\(placeholders(row.columns.count))) ON CONFLICT(\(quoted(R.primaryKey))) "
+                + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
+        }
         try withStatement(sql, row.values) { statement in
             while try statement.step() {}
         }
@@ -45,16 +46,17 @@ extension Transaction {
     public func update<R: Record>(_ record: R) throws {
         let row = try RowEncoder.encode(record)
         let key = try primaryKeyValue(of: row, R.self)
-        var assignments: [String] = []
         var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity(row.values.count)
         for (column, value) in zip(row.columns, row.values) where column != R.primaryKey {
-            assignments.append("\(quoted(column)) = ?")
             arguments.append(value)
         }
-        guard !assignments.isEmpty else { return }
+        guard !arguments.isEmpty else { return }
         arguments.append(key)
-        let sql =
-            "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
+        let sql = StatementTextCache.shared.sql(for: R.self, .update, columns: row.columns) {
+            let assignments = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = ?" }
+            return "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
+        }
         try withStatement(sql, arguments) { statement in
             while try statement.step() {}
         }
