@@ -259,3 +259,30 @@ import Testing
         }
     }
 }
+
+@Suite struct TrackingSwitchTests {
+    @Test func withTrackingOffNothingIsLoggedOrDelivered() throws {
+        var configuration = StoreConfiguration()
+        configuration.tracksChanges = false
+        try withTemporaryStore(configuration: configuration) { store, _ throws in
+            let (recorder, token) = store.record()
+            try store.repository(NodeVO.self).insert(NodeVO(name: "quiet", x: 0, y: 0))
+            #expect(recorder.all.isEmpty)
+            #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM _store_commits") } == .integer(0))
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func aFailedBindLeavesNoListenerBehind() throws {
+        struct Ghost: Record {
+            static let tableName = "ghosts"
+            typealias Key = Int64
+            var id: Int64
+        }
+        try withTemporaryStore { store, _ throws in
+            let error = #expect(throws: StoreError.self) { try store.bindAndFire("ghost", Ghost.self, key: 1) { _ in } }
+            #expect(error?.message.contains("no such table: ghosts") == true)
+            #expect(store.listenerNames.isEmpty)
+        }
+    }
+}

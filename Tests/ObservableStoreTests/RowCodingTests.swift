@@ -64,3 +64,31 @@ import Testing
         #expect(row.values[3] == .text("1970-01-01T00:00:00.000Z"))
     }
 }
+
+@Suite struct ChangePayloadTests {
+    @Test func aMalformedPayloadIsACorruptionErrorNotACrash() {
+        for bytes: [UInt8] in [[], [2], [1, 5], [1, 1, 1, 0x61, 1, 1, 0x78, 1, 9], [1, 0, 1, 0]] {
+            let error = #expect(throws: StoreError.self) { try ChangePayload.decode(bytes) }
+            #expect(error?.code == .corrupt)
+        }
+    }
+
+    @Test func aPayloadRoundTrips() throws {
+        var records: [UInt8] = []
+        ValueCodec.appendVarint(0, to: &records)
+        records.append(1)  // insert
+        ValueCodec.appendInteger(0, to: &records)
+        ValueCodec.appendInteger(7, to: &records)
+        ValueCodec.appendVarint(2, to: &records)
+        ValueCodec.append(.integer(7), to: &records)
+        ValueCodec.append(.text("seven"), to: &records)
+        let payload = ChangePayload.encode(
+            tables: [ChangePayload.Table(name: "t", columns: ["id", "name"], primaryKey: [0])], changeCount: 1, records: records)
+        let changes = try ChangePayload.decode(payload)
+        #expect(changes == [
+            Change(
+                table: "t", operation: .insert, key: [.integer(7)], old: nil,
+                new: Row(columns: ["id", "name"], values: [.integer(7), .text("seven")]), changedColumns: ["id", "name"])
+        ])
+    }
+}
