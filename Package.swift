@@ -27,6 +27,7 @@ let package = Package(
                 .embedInCode("0001_create_nodes.sql"),
                 .embedInCode("0002_create_user_info.sql"),
                 .embedInCode("0003_create_change_log.sql"),
+                .embedInCode("0004_create_store_meta.sql"),
             ]
         ),
         .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),

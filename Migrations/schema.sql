@@ -14,6 +14,11 @@ CREATE TABLE _store_listeners (
   updated_at  TEXT    NOT NULL
 ) STRICT;
 
+CREATE TABLE _store_meta (
+  key    TEXT    PRIMARY KEY NOT NULL,
+  value  INTEGER NOT NULL
+) STRICT;
+
 CREATE TABLE _store_migrations (
   set_name     TEXT    NOT NULL,
   version      INTEGER NOT NULL,

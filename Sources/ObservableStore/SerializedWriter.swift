@@ -13,6 +13,15 @@ final class Writer {
         self.changeLog = ChangeLog(layout: changeLogLayout)
     }
 
+    /// Whether the library's change-log tables exist (a store migrated only part of the way has none).
+    func hasChangeLog() throws -> Bool {
+        try StoreError.wrapping {
+            let statement = try connection.prepare(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('_store_commits', '_store_meta')")
+            return try statement.step() && statement.int64(at: 0) == 2
+        }
+    }
+
     /// Starts capturing row changes into ``capture``.
     func installCapture() {
         let capture = self.capture

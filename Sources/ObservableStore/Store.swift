@@ -36,6 +36,8 @@ public final class Store: Sendable {
     let writer: SerializedWriter
     let readers: ReaderPool
     let observation: ObservationCenter
+    /// Notices other processes' commits; nil for in-memory stores and when changes are not tracked.
+    let feed: ChangeFeed?
 
     /// Opens (or creates) the store at `path` and applies migrations as
     /// ``StoreConfiguration/migrationPolicy`` says.
@@ -72,12 +74,23 @@ public final class Store: Sendable {
         let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
         if configuration.tracksChanges { writer.installCapture() }
         self.writer = SerializedWriter(writer, label: "ObservableStore.writer")
-        self.observation = ObservationCenter(logger: configuration.logger)
+        let observation = ObservationCenter(logger: configuration.logger)
+        self.observation = observation
+        if configuration.tracksChanges, !inMemory, try writer.hasChangeLog() {
+            let feed = try ChangeFeed(
+                databasePath: path, center: observation, pollInterval: configuration.changeFeedPollInterval,
+                busyTimeoutMilliseconds: timeout, logger: configuration.logger)
+            observation.startPublishing(after: feed.startPosition.last)
+            self.feed = feed
+        } else {
+            self.feed = nil
+        }
         self.readers = ReaderPool(maximum: inMemory ? 0 : configuration.maximumReaderCount) {
             try StoreError.wrapping {
                 try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: timeout)
             }
         }
+        feed?.start()
         configuration.logger.debug("opened store", metadata: ["path": "\(path)"])
     }
 
@@ -88,6 +101,7 @@ public final class Store: Sendable {
     /// Closes every connection and ends every change sequence. Later calls throw
     /// ``StoreError/Code/transactionMisuse``.
     public func close() {
+        feed?.stop()
         observation.closeStreams()
         writer.close()
         readers.close()
@@ -113,7 +127,10 @@ public final class Store: Sendable {
     /// ``StoreError/Code/busy``.
     @discardableResult
     public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
-        try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
+        guard !observation.isPublishingOnCurrentThread else {
+            throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
+        }
+        return try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
     }
 
     /// Like ``write(origin:_:)``, without blocking the caller's thread.
@@ -147,6 +164,7 @@ public final class Store: Sendable {
         let connection = writer.connection
         try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
         writer.capture.reset()
+        let changesBefore = connection.totalChanges
         let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture)
         defer {
             transaction.end()
@@ -157,12 +175,17 @@ public final class Store: Sendable {
         do {
             result = try body(transaction)
             logged = try writer.changeLog.append(writer.capture, origin: origin, on: connection)
+            if logged == nil, feed != nil, connection.totalChanges != changesBefore {
+                // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
+                // still changes, so tell other processes it was the library, not a foreign writer.
+                try ChangeLog.bumpBookkeeping(on: connection)
+            }
             try StoreError.wrapping { try connection.execute("COMMIT") }
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
-        if let logged { observation.publish(logged) }
+        if let logged { observation.publishOwn(logged, on: connection) }
         return result
     }
 
@@ -203,8 +226,19 @@ public final class Store: Sendable {
         try StoreError.wrapping {
             if !inMemory {
                 let statement = try connection.prepare("PRAGMA journal_mode = WAL")
-                let mode = try statement.step() ? statement.text(at: 0) : ""
-                statement.reset()
+                // Two processes creating the same file can both hold a shared lock while asking for the
+                // exclusive one the switch needs: SQLite then fails one at once, without waiting. Retry.
+                let deadline = ContinuousClock.now + configuration.busyTimeout
+                var mode = ""
+                while true {
+                    do {
+                        mode = try statement.step() ? statement.text(at: 0) : ""
+                        statement.reset()
+                        break
+                    } catch let error as SQLiteError where error.primaryCode == ResultCode.SQLITE_BUSY && ContinuousClock.now < deadline {
+                        usleep(10_000)
+                    }
+                }
                 guard mode.lowercased() == "wal" else {
                     throw StoreError(.cannotOpen, "\(connection.path): could not switch to WAL (journal_mode is \(mode))")
                 }

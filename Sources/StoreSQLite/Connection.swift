@@ -159,6 +159,9 @@ package final class Connection {
     /// Rows changed by the most recent statement (`sqlite3_changes64`).
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Rows changed by every statement since the connection opened, rolled back or not (`sqlite3_total_changes64`).
+    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// Whether a transaction is open (`sqlite3_get_autocommit` returns 0).
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

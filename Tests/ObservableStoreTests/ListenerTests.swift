@@ -371,7 +371,7 @@ import Testing
             let reader = Task { () -> [Int64] in
                 var sequences: [Int64] = []
                 for await event in events {
-                    sequences.append(event.sequence)
+                    sequences.append(event.sequence ?? -1)
                     if sequences.count == 3 { break }
                 }
                 return sequences

@@ -75,12 +75,16 @@ public enum StoreEvent: Sendable, Equatable {
     case commit(Commit)
     /// The listener fell too far behind and missed these commits: refetch what it shows.
     case gap(missed: ClosedRange<Int64>)
+    /// The file was changed by a writer that does not log its changes (the `sqlite3` shell, another
+    /// library): which rows changed is unknown, so refetch what you show.
+    case externalChange
 
-    /// The commit sequence the event is about (the last missed one for a gap).
-    public var sequence: Int64 {
+    /// The commit sequence the event is about (the last missed one for a gap; nil for an external change).
+    public var sequence: Int64? {
         switch self {
         case .commit(let commit): commit.sequence
         case .gap(let missed): missed.upperBound
+        case .externalChange: nil
         }
     }
 }

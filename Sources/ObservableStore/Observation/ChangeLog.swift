@@ -1,6 +1,16 @@
 import Foundation
 import StoreSQLite
 
+/// Where the change log stands, as seen in one snapshot.
+struct LogPosition: Equatable, Sendable {
+    /// The last sequence ever assigned (0 before the first commit).
+    var last: Int64
+    /// The oldest sequence still kept (0 when the log is empty).
+    var oldest: Int64
+    /// The bookkeeping counter of `_store_meta`.
+    var bookkeeping: Int64
+}
+
 /// A commit written to the change log, ready to be published once COMMIT succeeds.
 struct LoggedCommit: Sendable {
     var sequence: Int64
@@ -113,6 +123,52 @@ final class ChangeLog {
         }
         tables[name] = info
         return info
+    }
+
+    /// The commits after `sequence` (at most `limit`, and none past `last` when given), in order.
+    static func read(
+        after sequence: Int64, through last: Int64? = nil, limit: Int = 512, on connection: Connection
+    ) throws -> [LoggedCommit] {
+        try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT seq, committed_at, origin, schema_changed, payload FROM \(commitsTable) "
+                    + "WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
+            defer { statement.reset() }
+            try statement.bind([.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))])
+            var commits: [LoggedCommit] = []
+            while try statement.step() {
+                commits.append(
+                    LoggedCommit(
+                        sequence: statement.int64(at: 0),
+                        committedAt: Timestamp.parse(statement.text(at: 1)) ?? Date(timeIntervalSince1970: 0),
+                        origin: statement.isNull(at: 2) ? nil : statement.text(at: 2),
+                        payload: [UInt8](statement.blob(at: 4)), schemaChanged: statement.int64(at: 3) != 0))
+            }
+            return commits
+        }
+    }
+
+    /// What tells other processes' writes apart, read in one statement (one snapshot): the last
+    /// sequence assigned, the oldest one still kept, and the bookkeeping counter (library writes that
+    /// add no log row).
+    static func position(on connection: Connection) throws -> LogPosition {
+        try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = '\(commitsTable)'), "
+                    + "(SELECT coalesce(min(seq), 0) FROM \(commitsTable)), "
+                    + "(SELECT coalesce(max(value), 0) FROM _store_meta WHERE key = 'bookkeeping')")
+            defer { statement.reset() }
+            guard try statement.step() else { return LogPosition(last: 0, oldest: 0, bookkeeping: 0) }
+            return LogPosition(last: statement.int64(at: 0), oldest: statement.int64(at: 1), bookkeeping: statement.int64(at: 2))
+        }
+    }
+
+    /// Counts a library write that adds no change-log row (cursor acknowledgements, pruning); call it
+    /// inside that write's transaction.
+    static func bumpBookkeeping(on connection: Connection) throws {
+        try StoreError.wrapping {
+            try connection.cachedStatement("UPDATE _store_meta SET value = value + 1 WHERE key = 'bookkeeping'").execute()
+        }
     }
 
     /// The highest sequence ever assigned (0 before the first commit), read in `transaction`'s snapshot.

@@ -20,6 +20,10 @@ struct EventBuffer {
         switch event {
         case .commit(let commit): range = commit.sequence...commit.sequence
         case .gap(let gap): range = gap
+        case .externalChange:
+            // Kept even when full: it carries no sequence to fold into a gap, and a gap already means "refetch".
+            if missed == nil { events.append(event) }
+            return
         }
         if let pending = missed {
             missed = min(pending.lowerBound, range.lowerBound)...max(pending.upperBound, range.upperBound)
@@ -52,7 +56,7 @@ struct EventBuffer {
     mutating func drop(through sequence: Int64) {
         events.removeFirst(head)
         head = 0
-        events.removeAll { $0.sequence <= sequence }
+        events.removeAll { ($0.sequence ?? .max) <= sequence }
         if let gap = missed {
             missed = gap.upperBound <= sequence ? nil : max(gap.lowerBound, sequence + 1)...gap.upperBound
         }

@@ -46,14 +46,14 @@ final class Listener: @unchecked Sendable {
         enqueue(.commit(matching))
     }
 
-    /// Queues a gap (the commits could not be read): the handler must refetch.
-    func offerGap(_ missed: ClosedRange<Int64>) {
-        enqueue(.gap(missed: missed))
+    /// Queues an event for every listener whatever its filter (a gap, an external change).
+    func offerToAll(_ event: StoreEvent) {
+        enqueue(event)
     }
 
     private func enqueue(_ event: StoreEvent) {
         let startDrain = lock.withLock { () -> Bool in
-            guard !isCancelled, event.sequence > floor else { return false }
+            guard !isCancelled, event.sequence ?? .max > floor else { return false }
             buffer.push(event)
             guard !isDraining, !isHeld else { return false }
             isDraining = true
@@ -107,7 +107,7 @@ final class Listener: @unchecked Sendable {
             } catch {
                 logger.warning(
                     "listener threw; the event is skipped",
-                    metadata: ["listener": "\(name)", "sequence": "\(event.sequence)", "error": "\(error)"])
+                    metadata: ["listener": "\(name)", "event": "\(event)", "error": "\(error)"])
             }
         }
     }

@@ -1,11 +1,18 @@
 import Dispatch
 import Foundation
 import Logging
+import StoreSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The named listeners of a store, and the fan-out of each commit to them.
 ///
-/// `@unchecked Sendable`: `byName` and the two snapshot arrays are guarded by `lock`. Commits are
-/// decoded and offered on `dispatchQueue`, a serial queue, in the order the writer published them.
+/// `@unchecked Sendable`: `byName`, `channels` and the two snapshot arrays are guarded by `lock`;
+/// `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
+/// published once each and in sequence order whether the writer or the feed found them. They are
+/// decoded and offered on `dispatchQueue`, a serial queue, in that order.
 final class ObservationCenter: @unchecked Sendable {
     private let lock = NSLock()
     private var byName: [String: Listener] = [:]
@@ -13,6 +20,11 @@ final class ObservationCenter: @unchecked Sendable {
     private var queuedListeners: [Listener] = []
     private let dispatchQueue = DispatchQueue(label: "ObservableStore.dispatch")
     private var channels: [WeakChannel] = []
+    /// Serializes publication (the writer's own commits and the feed's reads of the log).
+    private let publishLock = NSLock()
+    private var lastPublished: Int64 = 0  // guarded by publishLock
+    private let publisherLock = NSLock()
+    private var publisher: pthread_t?  // guarded by publisherLock
     let logger: Logger
 
     private struct WeakChannel {
@@ -87,9 +99,81 @@ final class ObservationCenter: @unchecked Sendable {
         queuedListeners = byName.values.filter { !$0.isImmediate }
     }
 
-    /// Hands a committed transaction to the listeners: immediate ones now, on this thread; the others
-    /// through the dispatch queue. Called by the writer right after COMMIT succeeded, in sequence order.
-    func publish(_ logged: LoggedCommit) {
+    // MARK: - Publishing, in sequence order, exactly once
+
+    /// Publishes `logged`, committed by this process's writer on `connection`. Commits of other
+    /// processes that came before it (sequence numbers in between) are read from the log and published
+    /// first, so that listeners see one merged order. Called on the writer's queue right after COMMIT.
+    func publishOwn(_ logged: LoggedCommit, on connection: Connection) {
+        publishing {
+            guard logged.sequence > lastPublished else { return }  // the feed already published it
+            if logged.sequence > lastPublished + 1 { catchUp(through: logged.sequence - 1, on: connection) }
+            deliver(logged)
+            lastPublished = logged.sequence
+        }
+    }
+
+    /// Publishes every logged commit after the last published one (commits of other processes, read by the feed).
+    func publishFromLog(on connection: Connection) {
+        publishing { catchUp(through: nil, on: connection) }
+    }
+
+    /// Tells every listener that the file changed without a log entry (a foreign writer): refetch.
+    func publishExternalChange() {
+        publishing { offerToAll(.externalChange) }
+    }
+
+    /// Sets the sequence after which commits are published (at open: history is not replayed).
+    func startPublishing(after sequence: Int64) {
+        publishLock.withLock { lastPublished = sequence }
+    }
+
+    /// The last sequence handed to the listeners.
+    var lastPublishedSequence: Int64 { publishLock.withLock { lastPublished } }
+
+    /// Whether the current thread is publishing (delivering to immediate listeners); a write from there
+    /// would wait for the publication it is part of.
+    var isPublishingOnCurrentThread: Bool {
+        publisherLock.withLock { publisher.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    private func publishing(_ body: () -> Void) {
+        publishLock.withLock {
+            publisherLock.withLock { publisher = pthread_self() }
+            defer { publisherLock.withLock { publisher = nil } }
+            body()
+        }
+    }
+
+    /// Reads and delivers the log after `lastPublished` (up to `last`), page by page. Commits no longer
+    /// in the log (pruned) become one gap event.
+    private func catchUp(through last: Int64?, on connection: Connection) {
+        while true {
+            let commits: [LoggedCommit]
+            do {
+                commits = try ChangeLog.read(after: lastPublished, through: last, limit: 512, on: connection)
+            } catch {
+                logger.error("cannot read the change log", metadata: ["error": "\(error)"])
+                return
+            }
+            if let first = commits.first, first.sequence > lastPublished + 1 {
+                offerToAll(.gap(missed: (lastPublished + 1)...(first.sequence - 1)))
+            }
+            for commit in commits {
+                deliver(commit)
+                lastPublished = commit.sequence
+            }
+            if commits.count < 512 { break }
+        }
+        if let last, lastPublished < last {
+            offerToAll(.gap(missed: (lastPublished + 1)...last))
+            lastPublished = last
+        }
+    }
+
+    /// Hands one commit to the listeners: immediate ones now, on this thread; the others through the
+    /// dispatch queue.
+    private func deliver(_ logged: LoggedCommit) {
         let (immediate, queued) = lock.withLock { (immediateListeners, queuedListeners) }
         guard !immediate.isEmpty || !queued.isEmpty else { return }
         let decoded = immediate.isEmpty ? nil : decode(logged)
@@ -100,6 +184,15 @@ final class ObservationCenter: @unchecked Sendable {
         dispatchQueue.async {
             let commit = decoded ?? self.decode(logged)
             for listener in queued { self.deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
+        }
+    }
+
+    /// Hands an event that concerns everyone (gap, external change) to every listener, after the
+    /// commits already queued.
+    private func offerToAll(_ event: StoreEvent) {
+        let listeners = lock.withLock { Array(byName.values) }
+        dispatchQueue.async {
+            for listener in listeners { listener.offerToAll(event) }
         }
     }
 
@@ -118,7 +211,7 @@ final class ObservationCenter: @unchecked Sendable {
             if immediately { listener.deliverNow(commit) } else { listener.offer(commit) }
         case .failure(let error):
             logger.error("a committed change set could not be decoded", metadata: ["error": "\(error)"])
-            listener.offerGap(sequence...sequence)
+            listener.offerToAll(.gap(missed: sequence...sequence))
         }
     }
 }

@@ -35,12 +35,16 @@ public enum RecordEvent<R: Record>: Sendable {
     case commit(RecordCommit<R>)
     /// Commits were missed (the listener fell behind, or a row no longer decodes as `R`): refetch.
     case gap(missed: ClosedRange<Int64>)
+    /// A writer that does not log its changes changed the file: refetch.
+    case externalChange
 
     /// Types the events of `R`'s table; a change whose row does not decode as `R` turns the commit into a gap.
     init(_ event: StoreEvent) {
         switch event {
         case .gap(let missed):
             self = .gap(missed: missed)
+        case .externalChange:
+            self = .externalChange
         case .commit(let commit):
             do {
                 let changes = try commit.changes.map { change in

@@ -25,12 +25,10 @@ extension Store {
         return try bind(
             name, filter: ChangeFilter(tables: [R.tableName], keys: [keyValue]), options: options,
             fetch: { tx in try tx.fetch(R.self, key: key) },
-            next: { event, store in
-                if case .commit(let commit) = event, !commit.schemaChanged {
-                    guard let change = commit.changes.last(where: { $0.key == [keyValue] }) else { return nil }
-                    return .some(try change.new.map { try $0.decode(R.self) })
-                }
-                return .some(try store.read { try $0.fetch(R.self, key: key) })
+            apply: { commit in
+                guard !commit.schemaChanged else { return .refetch }
+                guard let change = commit.changes.last(where: { $0.key == [keyValue] }) else { return .skip }
+                return .deliver(try change.new.map { try $0.decode(R.self) })
             }, deliver: handler)
     }
 
@@ -66,26 +64,55 @@ extension Store {
     ) throws -> ListenerToken {
         try bind(
             name, filter: .table(R.tableName), options: options, fetch: { tx in try tx.fetchAll(query) },
-            next: { _, store in try store.read { try $0.fetchAll(query) } }, deliver: handler)
+            apply: { _ in .refetch }, deliver: handler)
+    }
+
+    /// What a bound value does with one commit.
+    private enum BindStep<Value> {
+        /// The commit does not change the value.
+        case skip
+        /// The commit gives this new value.
+        case deliver(Value)
+        /// The value must be read again.
+        case refetch
     }
 
     /// Registers a held listener, reads the first value and the last commit sequence in one read
     /// transaction, delivers the value, then releases the listener past that sequence.
+    ///
+    /// Every later value carries the sequence it reflects (the commit's, or the one read with a
+    /// refetch after a gap, an external change or a schema change), and commits at or below it are
+    /// skipped: values never go back in time and none is delivered twice.
     private func bind<Value: Sendable>(
         _ name: String, filter: ChangeFilter, options: ListenerOptions,
         fetch: @escaping @Sendable (Transaction) throws -> Value,
-        next: @escaping @Sendable (StoreEvent, Store) throws -> Value?,
+        apply: @escaping @Sendable (Commit) throws -> BindStep<Value>,
         deliver: @escaping @Sendable (Value) -> Void
     ) throws -> ListenerToken {
         let store = WeakReference(self)
+        let reflected = LockedValue<Int64>(0)
         let listener = Listener(name: name, filter: filter, options: options, held: true, logger: configuration.logger) {
             event in
             guard let store = store.object else { return false }
-            if let value = try next(event, store) { deliver(value) }
+            var step = BindStep<Value>.refetch
+            if case .commit(let commit) = event {
+                guard commit.sequence > reflected.value else { return true }
+                step = try apply(commit)
+                if case .deliver = step { reflected.value = commit.sequence }
+            }
+            switch step {
+            case .skip: break
+            case .deliver(let value): deliver(value)
+            case .refetch:
+                let (value, sequence) = try store.read { tx in (try fetch(tx), try ChangeLog.lastSequence(tx)) }
+                reflected.value = sequence
+                deliver(value)
+            }
             return true
         }
         let token = register(listener)
         let (value, sequence) = try read { tx in (try fetch(tx), try ChangeLog.lastSequence(tx)) }
+        reflected.value = sequence
         listener.release(after: sequence) { deliver(value) }
         return token
     }
@@ -95,15 +122,21 @@ extension Store {
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `value` is only read and written under `lock`.
     private let lock = NSLock()
-    private var value: Value
+    private var stored: Value
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) { self.stored = value }
+
+    /// The current value.
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 
     /// Stores `newValue` and returns the previous value.
     func exchange(_ newValue: Value) -> Value {
         lock.withLock {
-            defer { value = newValue }
-            return value
+            defer { stored = newValue }
+            return stored
         }
     }
 }

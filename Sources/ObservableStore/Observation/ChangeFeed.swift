@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import StoreSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Notices commits made by other processes and hands them to the store's listeners.
+///
+/// A thread waits for the database directory to change (inotify on Linux: the writer's WAL appends
+/// wake it at once) or for the poll interval to pass, then checks `PRAGMA data_version` on its own
+/// read-only connection, which holds no open statement between checks. When the version moved:
+/// - new log rows → the ``ObservationCenter`` publishes them, merged in sequence order with this
+///   process's own commits;
+/// - no new log row, and the bookkeeping counter did not move either → a foreign writer changed the
+///   file: an `.externalChange` event.
+///
+/// `@unchecked Sendable`: `connection` and the `last…` fields are used only on the feed thread;
+/// `stopRequested` is guarded by `lock`, and the wake-up pipe is written from any thread.
+final class ChangeFeed: @unchecked Sendable {
+    private let connection: Connection
+    private let center: ObservationCenter
+    private let databasePath: String
+    private let pollInterval: Duration
+    private let logger: Logger
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private var wakePipe: [Int32] = [-1, -1]
+    private var lastDataVersion: Int64 = -1
+    /// How long a change with no log row is given to turn out to be a library commit in progress.
+    static let foreignWriteConfirmation: Duration = .milliseconds(100)
+    private var lastPosition: LogPosition
+
+    init(
+        databasePath: String, center: ObservationCenter, pollInterval: Duration, busyTimeoutMilliseconds: Int32,
+        logger: Logger
+    ) throws {
+        self.databasePath = databasePath
+        self.center = center
+        self.pollInterval = pollInterval
+        self.logger = logger
+        connection = try StoreError.wrapping {
+            try Connection(path: databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
+        (lastPosition, lastDataVersion) = try ChangeFeed.snapshot(on: connection)
+    }
+
+    /// The log position and `PRAGMA data_version` of one read transaction, so that they agree: read
+    /// apart, a commit landing in between would look like a foreign write, or be missed.
+    private static func snapshot(on connection: Connection) throws -> (LogPosition, Int64) {
+        try StoreError.wrapping {
+            try connection.execute("BEGIN")
+            defer { try? connection.execute("COMMIT") }
+            let position = try ChangeLog.position(on: connection)
+            return (position, try connection.dataVersion())
+        }
+    }
+
+    /// The log position when the feed started: publication starts after its last sequence.
+    var startPosition: LogPosition { lastPosition }
+
+    /// Starts the feed thread.
+    func start() {
+        _ = pipe(&wakePipe)
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "ObservableStore.feed"
+        thread.qualityOfService = .userInitiated
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops the feed thread and waits for it; closes the feed's connection.
+    func stop() {
+        let wasRunning = lock.withLock { () -> Bool in
+            defer { stopRequested = true }
+            return !stopRequested && thread != nil
+        }
+        guard wasRunning else { return }
+        var byte: UInt8 = 1
+        _ = write(wakePipe[1], &byte, 1)
+        finished.wait()
+        close(wakePipe[0])
+        close(wakePipe[1])
+        connection.close()
+    }
+
+    private var isStopping: Bool { lock.withLock { stopRequested } }
+
+    private func run() {
+        let watcher = DirectoryWatcher(directory: (databasePath as NSString).deletingLastPathComponent)
+        defer { watcher?.close() }
+        let timeoutMilliseconds = Int32(
+            clamping: pollInterval.components.seconds * 1000 + pollInterval.components.attoseconds / 1_000_000_000_000_000)
+        while !isStopping {
+            var descriptors = [pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            if let watcher { descriptors.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
+            _ = poll(&descriptors, nfds_t(descriptors.count), max(timeoutMilliseconds, 1))
+            if isStopping { break }
+            if descriptors.count > 1, descriptors[1].revents != 0 { watcher?.drain() }
+            check()
+        }
+    }
+
+    /// One check of the file: publish new commits, or report a foreign write.
+    func check() {
+        do {
+            guard try StoreError.wrapping({ try connection.dataVersion() }) != lastDataVersion else { return }
+            var (position, version) = try ChangeFeed.snapshot(on: connection)
+            if position.last == lastPosition.last && position.bookkeeping == lastPosition.bookkeeping {
+                // No log row and no bookkeeping: a foreign write, or a library writer that has just reset
+                // the WAL (after a checkpoint) and not committed yet. Give such a writer time to commit.
+                usleep(UInt32(ChangeFeed.foreignWriteConfirmation.components.attoseconds / 1_000_000_000_000))
+                (position, version) = try ChangeFeed.snapshot(on: connection)
+            }
+            lastDataVersion = version
+            defer { lastPosition = position }
+            if position.last > lastPosition.last {
+                center.publishFromLog(on: connection)
+            } else if position.bookkeeping == lastPosition.bookkeeping {
+                center.publishExternalChange()
+            }
+        } catch {
+            logger.error("change feed check failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// An inotify watch on a directory: readable whenever a file in it is written, created or renamed.
+/// Nil where inotify is not available (the feed then polls).
+private final class DirectoryWatcher {
+    let descriptor: Int32
+
+    init?(directory: String) {
+        #if canImport(Glibc)
+            descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            guard descriptor >= 0 else { return nil }
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
+            guard inotify_add_watch(descriptor, directory.isEmpty ? "." : directory, mask) >= 0 else {
+                Glibc.close(descriptor)
+                return nil
+            }
+        #else
+            return nil
+        #endif
+    }
+
+    /// Reads and discards the pending notifications.
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(descriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    func close() {
+        #if canImport(Glibc)
+            Glibc.close(descriptor)
+        #endif
+    }
+}
