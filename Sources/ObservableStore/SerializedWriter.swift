@@ -7,6 +7,8 @@ final class Writer {
     let connection: Connection
     let capture = ChangeCapture()
     let changeLog: ChangeLog
+    /// This process's logged commits since the change log was last pruned.
+    var commitsSincePruning = 0
 
     init(connection: Connection, changeLogLayout: ChangeLogLayout) {
         self.connection = connection

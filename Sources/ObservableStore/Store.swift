@@ -165,6 +165,13 @@ public final class Store: Sendable {
         try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
         writer.capture.reset()
         let changesBefore = connection.totalChanges
+        let schemaAtStart: Int64
+        do {
+            schemaAtStart = try writer.changeLog.currentSchemaVersion(on: connection)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
         let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture)
         defer {
             transaction.end()
@@ -174,7 +181,7 @@ public final class Store: Sendable {
         let result: T
         do {
             result = try body(transaction)
-            logged = try writer.changeLog.append(writer.capture, origin: origin, on: connection)
+            logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
                 // still changes, so tell other processes it was the library, not a foreign writer.
@@ -185,8 +192,34 @@ public final class Store: Sendable {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
-        if let logged { observation.publishOwn(logged, on: connection) }
+        if let logged {
+            observation.publishOwn(logged, on: connection)
+            writer.commitsSincePruning += 1
+            if writer.commitsSincePruning >= configuration.retention.pruneInterval {
+                writer.commitsSincePruning = 0
+                pruneAfterCommit(on: connection)
+            }
+        }
         return result
+    }
+
+    /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
+    /// the commit that triggered it succeeded.
+    private func pruneAfterCommit(on connection: Connection) {
+        do {
+            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
+            let transaction = Transaction(connection: connection, kind: .write, capture: nil)
+            defer { transaction.end() }
+            do {
+                _ = try Store.prune(transaction, policy: configuration.retention)
+                try StoreError.wrapping { try connection.execute("COMMIT") }
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        } catch {
+            configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
+        }
     }
 
     static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {

@@ -55,6 +55,8 @@ public struct StoreConfiguration: Sendable {
     /// True by default. False makes bulk writes cheaper but the store then emits no events at all
     /// (listeners receive nothing, `storectl watch` sees nothing from this process).
     public var tracksChanges = true
+    /// How much of the change log to keep; see ``RetentionPolicy``.
+    public var retention = RetentionPolicy()
     /// How often the store checks the file for other processes' commits when nothing woke it earlier.
     /// On Linux, writes to the database's directory wake it at once (inotify), so this is only a fallback;
     /// elsewhere it is the detection latency. 250 ms by default; each check is one `PRAGMA data_version`.

@@ -52,18 +52,16 @@ public final class Transaction {
         }
     }
 
-    /// Refuses transaction control (the store owns BEGIN/COMMIT; use savepoints), and notes DDL so
-    /// the commit tells listeners the schema changed.
+    /// Refuses transaction control: the store owns BEGIN and COMMIT (use savepoints). Schema changes
+    /// are found at commit, by `PRAGMA schema_version`.
     private func inspect(_ statement: Statement) throws {
-        guard let capture else { return }
+        guard capture != nil else { return }
         switch statement.leadingKeyword {
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
             throw StoreError(
                 .invalidInput,
                 "`\(statement.leadingKeyword)` is not allowed inside write: the store commits when the closure returns "
                     + "and rolls back when it throws; use tx.savepoint { } for nested work")
-        case "CREATE", "DROP", "ALTER":
-            capture.schemaChanged = true
         default:
             break
         }

@@ -40,6 +40,11 @@ public final class RunningProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// Sends SIGKILL: the process dies at once, wherever it is.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+    }
+
     /// Waits for the process to end and collects its output.
     public func wait() -> ProcessResult {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

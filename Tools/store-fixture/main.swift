@@ -1,10 +1,16 @@
-// A helper process for the test suite: it does one store operation in its own process, so tests can
-// race real processes against each other. Not a user tool.
+// A helper process for the test suite and for measurements: each subcommand does one store job in its
+// own process, so tests can race, kill and observe real processes. Not a user tool.
 //
 //   store-fixture migrate DB [SET_NAME MIGRATIONS_DIR]   open DB (applying migrations), print the applied versions
-//   store-fixture measure-capture [ROWS] [REPEATS]        time change capture + change log layouts (build with -c release)
+//   store-fixture write DB COUNT [INTERVAL_MS]           COUNT commits, each inserting node "<pid>-<i>" with x = wall time
+//   store-fixture consume DB NAME OUT [transactional] [DELAY_MS]
+//                                                        durable listener NAME: append each delivered sequence to OUT
+//                                                        (transactional: record it in table `consumed` and acknowledge
+//                                                        in the same transaction); exits once it is caught up and idle
+//   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
+//   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
-// Exit codes: 0 ok, 5 busy, 7 schema too new, 8 migration conflict, 1 anything else.
+// Exit codes: 0 ok, 2 usage, 5 busy, 7 schema too new, 8 migration conflict, 1 anything else.
 import Foundation
 import ObservableStore
 
@@ -20,34 +26,39 @@ func fail(_ error: any Error) -> Never {
     exit(code)
 }
 
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: see the comment at the top of Tools/store-fixture/main.swift\n".utf8))
+    exit(2)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "measure-capture" {
-    do {
+guard let command = arguments.first else { usage() }
+do {
+    switch command {
+    case "migrate" where arguments.count >= 2:
+        var configuration = StoreConfiguration()
+        configuration.applicationName = "store-fixture \(getpid())"
+        if arguments.count >= 4 {
+            configuration.migrationSets = [try MigrationSet(name: arguments[2], directory: URL(fileURLWithPath: arguments[3]))]
+        }
+        let store = try Store(path: arguments[1], configuration: configuration)
+        print(try store.appliedMigrations().map { "\($0.set)/\($0.version) by \($0.appliedBy)" }.joined(separator: "\n"))
+        store.close()
+    case "write" where arguments.count >= 3:
+        try Fixture.write(path: arguments[1], count: Int(arguments[2]) ?? 0, intervalMilliseconds: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "consume" where arguments.count >= 4:
+        try Fixture.consume(
+            path: arguments[1], name: arguments[2], output: arguments[3], transactional: arguments.dropFirst(4).contains("transactional"),
+            delayMilliseconds: arguments.count > 4 ? Int(arguments.last!) ?? 0 : 0)
+    case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,
             repeats: arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5)
-        exit(0)
-    } catch {
-        fail(error)
+    case "measure-feed":
+        try FeedMeasurement.run(commits: arguments.count > 1 ? Int(arguments[1]) ?? 2_000 : 2_000)
+    default:
+        usage()
     }
-}
-guard arguments.count >= 2, arguments[0] == "migrate" else {
-    FileHandle.standardError.write(
-        Data("usage: store-fixture migrate DB [SET_NAME MIGRATIONS_DIR] | measure-capture [ROWS] [REPEATS]\n".utf8))
-    exit(2)
-}
-do {
-    var configuration = StoreConfiguration()
-    configuration.applicationName = "store-fixture \(getpid())"
-    if arguments.count >= 4 {
-        configuration.migrationSets = [
-            try MigrationSet(name: arguments[2], directory: URL(fileURLWithPath: arguments[3]))
-        ]
-    }
-    let store = try Store(path: arguments[1], configuration: configuration)
-    let applied = try store.appliedMigrations()
-    print(applied.map { "\($0.set)/\($0.version) by \($0.appliedBy)" }.joined(separator: "\n"))
-    store.close()
 } catch {
     fail(error)
 }

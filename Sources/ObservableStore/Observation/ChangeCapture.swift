@@ -22,11 +22,9 @@ final class ChangeCapture {
     private(set) var tableNames: [String] = []
     private var tableIndexes: [String: Int] = [:]
     private var savepoints: [Marker] = []
-    /// Set when the transaction ran DDL (CREATE, DROP, ALTER): listeners get a schema-changed commit.
+    /// Set when the transaction changed the schema (`PRAGMA schema_version` moved): listeners get a
+    /// schema-changed commit.
     var schemaChanged = false
-
-    /// Whether the transaction captured anything worth a commit record.
-    var isEmpty: Bool { changeCount == 0 && !schemaChanged }
 
     /// The hook: copies one row change into the buffer. Changes to SQLite's own tables, the store's
     /// internal `_store_` tables and non-main databases (temp, attached) are not captured.

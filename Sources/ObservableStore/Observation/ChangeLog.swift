@@ -54,14 +54,23 @@ final class ChangeLog {
     /// (migration tests, `migrationPolicy: .none`) writes without a log and publishes no events.
     private var hasLog = false
 
-    /// Appends the commit record for what `capture` holds; nil when it holds nothing (no commit record,
-    /// no event: a `BEGIN; COMMIT` with no writes is not a commit).
-    func append(_ capture: ChangeCapture, origin: String?, on connection: Connection) throws -> LoggedCommit? {
-        guard !capture.isEmpty else { return nil }
+    /// `PRAGMA schema_version` now; read at the start of each write transaction, and again at its end.
+    func currentSchemaVersion(on connection: Connection) throws -> Int64 {
         try StoreError.wrapping {
             let version = try connection.cachedStatement("PRAGMA schema_version")
-            let current = try version.step() ? version.int64(at: 0) : 0
-            version.reset()
+            defer { version.reset() }
+            return try version.step() ? version.int64(at: 0) : 0
+        }
+    }
+
+    /// Appends the commit record for what `capture` holds; nil when it holds nothing (no commit record,
+    /// no event: a `BEGIN; COMMIT` with no writes is not a commit). `schemaAtStart` is the schema
+    /// version when the transaction began: if it moved, the commit is a schema change.
+    func append(_ capture: ChangeCapture, schemaAtStart: Int64, origin: String?, on connection: Connection) throws -> LoggedCommit? {
+        let current = try currentSchemaVersion(on: connection)
+        capture.schemaChanged = current != schemaAtStart
+        guard capture.changeCount > 0 || capture.schemaChanged else { return nil }
+        try StoreError.wrapping {
             if current != schemaVersion || capture.schemaChanged {
                 tables.removeAll()
                 schemaVersion = current

@@ -18,6 +18,8 @@ final class Listener: @unchecked Sendable {
     private let handler: @Sendable (StoreEvent) throws -> Bool
     private let logger: Logger
     weak var center: ObservationCenter?
+    /// Runs once when the listener is cancelled (a durable listener stops its pump).
+    var onCancel: (@Sendable () -> Void)?
 
     private let lock = NSLock()
     private let deliveryLock = NSRecursiveLock()
@@ -114,11 +116,13 @@ final class Listener: @unchecked Sendable {
 
     /// Stops delivery. Waits for a handler call in progress (unless called from that handler).
     func cancel() {
-        lock.withLock {
-            isCancelled = true
+        let firstCancel = lock.withLock { () -> Bool in
+            defer { isCancelled = true }
             buffer.removeAll()
+            return !isCancelled
         }
         deliveryLock.withLock {}
+        if firstCancel { onCancel?() }
     }
 
     /// Whether ``cancel()`` was called.

@@ -1,0 +1,58 @@
+import Foundation
+import ObservableStore
+
+/// The jobs tests run in child processes.
+enum Fixture {
+    /// `count` commits, each inserting node "<pid>-<i>" whose x is the wall-clock time of the write.
+    static func write(path: String, count: Int, intervalMilliseconds: Int) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        let pid = getpid()
+        for index in 0..<count {
+            try store.repository(NodeVO.self, origin: "fixture-\(pid)")
+                .insert(NodeVO(name: "\(pid)-\(index)", x: Date().timeIntervalSince1970, y: Double(index)))
+            if intervalMilliseconds > 0 { usleep(UInt32(intervalMilliseconds * 1000)) }
+        }
+    }
+
+    /// A durable listener that records each delivered commit's sequence, then exits once it has
+    /// acknowledged everything logged and nothing new came for a moment.
+    static func consume(path: String, name: String, output: String, transactional: Bool, delayMilliseconds: Int) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        if transactional {
+            try store.write { try $0.execute("CREATE TABLE IF NOT EXISTS consumed (seq INTEGER PRIMARY KEY)") }
+        }
+        if !FileManager.default.fileExists(atPath: output) { _ = FileManager.default.createFile(atPath: output, contents: nil) }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        try file.seekToEnd()
+        let token = try store.listenDurably(name, filter: .table("nodes"), startingAt: .beginning) { event in
+            guard case .commit(let delivery) = event else { return }
+            if delayMilliseconds > 0 { usleep(UInt32(delayMilliseconds * 1000)) }
+            if transactional {
+                try store.write { tx in
+                    try tx.execute("INSERT INTO consumed (seq) VALUES (?)", [delivery.commit.sequence])
+                    try delivery.acknowledge(in: tx)
+                }
+            }
+            try file.write(contentsOf: Data("\(delivery.commit.sequence)\n".utf8))
+            try file.synchronize()
+        }
+        // Done when the cursor reached the last commit of `nodes` and stayed there for 300 ms.
+        var quietSince = Date()
+        while true {
+            usleep(50_000)
+            let info = try store.durableListeners().first { $0.name == name }
+            let lastNodeCommit = try store.read {
+                try $0.fetchValue("SELECT max(seq) FROM _store_commits WHERE ',' || tables || ',' LIKE '%,nodes,%'")
+            }.flatMap(Int64.fromDatabaseValue) ?? 0
+            if let info, info.cursor >= lastNodeCommit {
+                if Date().timeIntervalSince(quietSince) > 0.3 { break }
+            } else {
+                quietSince = Date()
+            }
+        }
+        withExtendedLifetime(token) {}
+        print("caught up")
+    }
+}
