@@ -112,10 +112,14 @@ final class ChangeFeed: @unchecked Sendable {
         do {
             guard try StoreError.wrapping({ try connection.dataVersion() }) != lastDataVersion else { return }
             var (position, version) = try ChangeFeed.snapshot(on: connection)
-            if position.last == lastPosition.last && position.bookkeeping == lastPosition.bookkeeping {
-                // No log row and no bookkeeping: a foreign write, or a library writer that has just reset
-                // the WAL (after a checkpoint) and not committed yet. Give such a writer time to commit.
-                usleep(UInt32(ChangeFeed.foreignWriteConfirmation.components.attoseconds / 1_000_000_000_000))
+            // No log row and no bookkeeping: a foreign write, or a library writer that has just reset the
+            // WAL (after a checkpoint) and not committed yet. Give such a writer time to commit, looking
+            // every millisecond so that its commit is not delayed.
+            let deadline = ContinuousClock.now + ChangeFeed.foreignWriteConfirmation
+            while position.last == lastPosition.last && position.bookkeeping == lastPosition.bookkeeping
+                && ContinuousClock.now < deadline
+            {
+                usleep(1_000)
                 (position, version) = try ChangeFeed.snapshot(on: connection)
             }
             lastDataVersion = version
