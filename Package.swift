@@ -44,6 +44,7 @@ let package = Package(
             name: "ObservableStoreTests",
             dependencies: ["ObservableStore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl"]
         ),
+        .testTarget(name: "storectlTests", dependencies: ["ObservableStore", "StoreTestSupport", "storectl", "store-fixture"]),
     ]
 )
 

@@ -66,3 +66,59 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Where every migration of the library's set and the configured sets stands in this store.
+    /// History rows of sets the code does not know are not listed.
+    public func migrationStatus() throws -> MigrationStatus {
+        let sets = [MigrationSet.store] + configuration.migrationSets
+        let history = try appliedMigrations()
+        var entries: [MigrationStatus.Entry] = []
+        for set in sets {
+            let applied = Dictionary(history.filter { $0.set == set.name }.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
+            let newest = applied.keys.max() ?? 0
+            for migration in set.migrations {
+                let row = applied[migration.version]
+                let state: MigrationStatus.State =
+                    row == nil
+                    ? (migration.version < newest ? .outOfOrder : .pending)
+                    : (row!.checksum == migration.checksum ? .applied : .changed)
+                entries.append(
+                    MigrationStatus.Entry(
+                        set: set.name, version: migration.version, name: migration.name, state: state, appliedAt: row?.appliedAt,
+                        recordedChecksum: row?.checksum, fileChecksum: migration.checksum))
+            }
+            for row in applied.values.sorted(by: { $0.version < $1.version }) where row.version > set.latestVersion {
+                entries.append(
+                    MigrationStatus.Entry(
+                        set: set.name, version: row.version, name: row.name, state: .unknown, appliedAt: row.appliedAt,
+                        recordedChecksum: row.checksum, fileChecksum: nil))
+            }
+        }
+        return MigrationStatus(entries: entries)
+    }
+
+    /// Re-records the checksum of applied migration `version` of `set` as the known file's, after a
+    /// person reviewed the edit. Returns the old and new checksums. Never marks an unapplied file applied.
+    public func acceptMigrationChange(version: Int, set: String = MigrationSet.storeSetName) throws -> (old: String, new: String) {
+        guard let migrationSet = ([MigrationSet.store] + configuration.migrationSets).first(where: { $0.name == set }),
+            let migration = migrationSet.migrations.first(where: { $0.version == version })
+        else {
+            throw StoreError(.notFound, "no migration \(Migration.format(version)) in set \(set)")
+        }
+        return try write { tx in
+            guard
+                let old = try tx.fetchValue(
+                    "SELECT checksum FROM \(Migrator.historyTable) WHERE set_name = ? AND version = ?", [set, version]
+                ).flatMap(String.fromDatabaseValue)
+            else {
+                throw StoreError(.notFound, "\(migration.id) is not applied; repair only re-records applied migrations")
+            }
+            try tx.execute(
+                "UPDATE \(Migrator.historyTable) SET checksum = ? WHERE set_name = ? AND version = ?",
+                [migration.checksum, set, version])
+            try? ChangeLog.bumpBookkeeping(on: tx.connection)  // not a foreign write, for other processes' feeds
+            return (old, migration.checksum)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import StoreSQLite
+
+extension Store {
+    /// The commits in the change log after `sequence`, oldest first (at most `limit`), decoded.
+    ///
+    /// The log keeps what ``StoreConfiguration/retention`` says; a first sequence above `sequence + 1`
+    /// means the commits in between were pruned.
+    public func commits(after sequence: Int64, limit: Int = 512) throws -> [Commit] {
+        try read { tx in try ChangeLog.read(after: sequence, limit: limit, on: tx.connection) }.map { try $0.decoded() }
+    }
+
+    /// The last commit sequence assigned in this store (0 before the first commit).
+    public func lastSequence() throws -> Int64 {
+        try read { try ChangeLog.lastSequence($0) }
+    }
+}
+
+extension Transaction {
+    /// Whether `sql` is one statement that leaves the database unchanged (`sqlite3_stmt_readonly`).
+    /// Throws for invalid SQL or for more than one statement.
+    public func isReadOnlyStatement(_ sql: String) throws -> Bool {
+        try checkActive()
+        return try StoreError.wrapping { try connection.prepare(sql).isReadOnly }
+    }
+
+    /// The names of the named parameters (`:name`, `@name`, `$name`) of `sql`, without their prefix.
+    public func parameterNames(_ sql: String) throws -> [String] {
+        try checkActive()
+        return try StoreError.wrapping {
+            let statement = try connection.prepare(sql)
+            return (0..<statement.parameterCount).compactMap { statement.parameterName(at: $0 + 1).map { String($0.dropFirst()) } }
+        }
+    }
+
+    /// Runs a read-only query with named arguments (`:name` → `arguments["name"]`) and returns every row.
+    public func fetchRows(_ sql: String, named arguments: [String: any DatabaseValueConvertible]) throws -> [Row] {
+        try checkActive()
+        return try StoreError.wrapping {
+            let statement = try connection.prepare(sql)
+            for index in 0..<statement.parameterCount {
+                guard let name = statement.parameterName(at: index + 1) else {
+                    throw StoreError(.invalidInput, "positional parameter ?\(index + 1) needs a name (:name)")
+                }
+                guard let value = arguments[String(name.dropFirst())] else {
+                    throw StoreError(.invalidInput, "no value for parameter \(name) (pass --param \(name.dropFirst())=VALUE)")
+                }
+                try statement.bind(value.databaseValue, at: index + 1)
+            }
+            let columns = statement.columnNames
+            var rows: [Row] = []
+            while try statement.step() { rows.append(Row(columns: columns, values: statement.row())) }
+            return rows
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import ObservableStore
+
+/// `storectl check`: integrity, foreign keys and migration history.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the file's integrity, foreign keys and migration history (exit 9 on problems).",
+        discussion: "Works on stores of any schema version.\n\nExample:\n  storectl check\n  storectl check --quick")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "quick_check instead of integrity_check: faster, skips index consistency.") var quick = false
+
+    func run() throws {
+        let store: Store
+        do {
+            store = try global.openStore(.any)
+        } catch let error as StoreError where error.code == .corrupt {
+            throw StoreError(CLIError.integrityCode, "the file is damaged: \(error.message)")
+        }
+        defer { store.close() }
+        var problems: [String] = []
+        do {
+            problems += try store.read { tx in
+                try tx.fetchRows(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check").compactMap { $0[0] == .text("ok") ? nil : Output.cell($0[0]) }
+            }
+            problems += try store.read { tx in
+                try tx.fetchRows("PRAGMA foreign_key_check").map { row in
+                    "foreign key: \(Output.cell(row[0])) rowid \(Output.cell(row[1])) refers to a missing \(Output.cell(row[2]))"
+                }
+            }
+        } catch let error as StoreError where error.code == .corrupt {
+            problems.append(error.message)
+        }
+        let status = try? store.migrationStatus()
+        for entry in status?.conflicts ?? [] { problems.append("migration history: " + GlobalOptions.conflictError(entry).message) }
+        for entry in status?.unknown ?? [] {
+            problems.append("migration history: \(Migration.format(entry.version))_\(entry.name) is newer than storectl (not a problem of the file)")
+        }
+        if problems.isEmpty {
+            global.output.text("ok")
+            return
+        }
+        global.output.text(problems.joined(separator: "\n"))
+        let real = problems.filter { !$0.hasSuffix("(not a problem of the file)") }
+        if !real.isEmpty { throw StoreError(CLIError.integrityCode, "\(real.count) problem\(real.count == 1 ? "" : "s") found") }
+    }
+}

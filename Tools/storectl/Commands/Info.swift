@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import ObservableStore
+
+/// `storectl info`: an overview of the store; works on older and newer schemas.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the store's file, schema state, tables, records and last change.",
+        discussion: "Works on stores of any schema version.\n\nExample:\n  storectl info --db app.sqlite")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let store = try global.openStore(.any)
+        defer { store.close() }
+        let status = try store.migrationStatus()
+        let applied = status.entries.filter { $0.set == MigrationSet.storeSetName && ($0.state == .applied || $0.state == .unknown || $0.state == .changed) }
+        let current = applied.map(\.version).max() ?? 0
+        let state =
+            !status.unknown.isEmpty ? "newer than storectl"
+            : !status.conflicts.isEmpty ? "history conflict" : status.pending.isEmpty ? "up to date" : "\(status.pending.count) pending"
+        let (tables, records, lastSequence) = try store.read { tx -> (Int, Int64, Int64) in
+            let names = try TableInfo.userTables(in: tx)
+            var total: Int64 = 0
+            for name in names {
+                total += try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))").flatMap(Int64.fromDatabaseValue) ?? 0
+            }
+            let last = try tx.fetchValue("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'), 0)")
+            return (names.count, total, last.flatMap(Int64.fromDatabaseValue) ?? 0)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: global.path)[.size] as? Int) ?? 0
+        global.output.object(
+            ["store", "size_bytes", "journal", "schema", "known_schema", "state", "tables", "records", "last_change_seq"],
+            [
+                .text(global.path), .integer(Int64(size)), .text("wal"), .text(Migration.format(current)),
+                .text(Migration.format(MigrationSet.store.latestVersion)), .text(state), .integer(Int64(tables)), .integer(records),
+                .integer(lastSequence),
+            ])
+    }
+}

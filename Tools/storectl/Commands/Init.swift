@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import ObservableStore
+
+/// `storectl init`: the only command that creates a store file.
+struct Init: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create a store file and apply the migrations.",
+        discussion: "The only command that creates a file.\n\nExample:\n  storectl init --db app.sqlite")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let path = global.path
+        if FileManager.default.fileExists(atPath: path) {
+            let store = try global.openStore(.any)
+            defer { store.close() }
+            global.say("\(path) already exists (schema \(Migration.format(try store.schemaVersion()))); nothing to do")
+            return
+        }
+        var configuration = StoreConfiguration()
+        configuration.busyTimeout = global.busyTimeoutDuration
+        configuration.applicationName = "storectl \(Store.libraryVersion)"
+        let store = try Store(path: path, configuration: configuration)
+        defer { store.close() }
+        global.say("created \(path) (application_id 0x53544f52, schema \(Migration.format(try store.schemaVersion())), WAL)")
+    }
+}

@@ -1,0 +1,198 @@
+import ArgumentParser
+import Foundation
+import ObservableStore
+
+/// `storectl migrate …`: the migration commands of STORECTL.md C.5.
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show, apply, rehearse, verify and repair migrations.",
+        subcommands: [Status.self, Up.self, Plan.self, Verify.self, Repair.self, Hash.self])
+
+    /// `migrate status [--exit-code]`.
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every migration and whether it is applied.",
+            discussion: "Exit 6 with --exit-code when something is pending; 8 on a history conflict.\n\nExample:\n  storectl migrate status")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Exit 6 when migrations are pending.") var exitCode = false
+
+        func run() throws {
+            let store = try global.openStore(.any)
+            defer { store.close() }
+            let status = try store.migrationStatus()
+            let rows = status.entries.map { entry -> [DatabaseValue] in
+                [
+                    .text(entry.set), .text(Migration.format(entry.version)), .text(entry.name), .text(entry.state.rawValue),
+                    entry.appliedAt?.databaseValue ?? .null,
+                    .text(entry.state == .applied ? "ok" : entry.state == .changed ? "changed" : entry.state == .unknown ? "no file" : ""),
+                ]
+            }
+            global.output.rows(["set", "version", "name", "state", "applied_at", "checksum"], rows)
+            if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
+            if !status.pending.isEmpty {
+                global.say("\(status.pending.count) pending; run `storectl migrate up`")
+                if exitCode { throw StoreError(.migrationNeeded, "\(status.pending.count) migrations pending") }
+            }
+        }
+    }
+
+    /// `migrate up`.
+    struct Up: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the pending migrations (backing the store up first).",
+            discussion: "Example:\n  storectl migrate up\n  storectl migrate up --no-backup --lock-timeout 60s")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Skip the backup to <db>.pre-NNNN.bak.") var noBackup = false
+        @Option(name: .long, help: "How long to wait for another process that is migrating.") var lockTimeout = "30s"
+
+        func run() throws {
+            let before = try global.openStore(.any)
+            let pending = try before.migrationStatus().pending
+            before.close()
+            guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
+            var configuration = StoreConfiguration()
+            configuration.createIfMissing = false
+            configuration.busyTimeout = global.busyTimeoutDuration
+            configuration.backupBeforeMigrating = !noBackup
+            configuration.migrationLockTimeout = Duration.parse(lockTimeout) ?? .seconds(30)
+            configuration.applicationName = "storectl \(Store.libraryVersion)"
+            let store = try Store(path: global.path, configuration: configuration)
+            defer { store.close() }
+            for entry in pending { global.say("applied \(Migration.format(entry.version)) \(entry.name)") }
+            global.say("store is at \(Migration.format(try store.schemaVersion()))")
+        }
+    }
+
+    /// `migrate plan`: `up` against a temporary copy.
+    struct Plan: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rehearse `migrate up` on a temporary copy: real errors and timings, no change.",
+            discussion: "Example:\n  storectl migrate plan")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let store = try global.openStore(.any)
+            let pending = try store.migrationStatus().pending
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-plan-\(UUID().uuidString).sqlite").path
+            defer { for suffix in ["", "-wal", "-shm", "-migrate.lock"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+            try store.backup(to: copy)
+            store.close()
+            guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
+            var configuration = StoreConfiguration()
+            configuration.backupBeforeMigrating = false
+            let rehearsed = try Store(path: copy, configuration: configuration)
+            defer { rehearsed.close() }
+            let applied = try rehearsed.appliedMigrations()
+            let rows = pending.map { entry -> [DatabaseValue] in
+                let record = applied.first { $0.set == entry.set && $0.version == entry.version }
+                return [.text(Migration.format(entry.version)), .text(entry.name), .text("ok"), .integer(Int64(record?.durationMilliseconds ?? 0))]
+            }
+            global.output.rows(["version", "name", "result", "duration_ms"], rows)
+        }
+    }
+
+    /// `migrate verify [--dir Migrations]`: the files alone.
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check migration files: names, numbering, directives and migrations.sum (exit 8 on a problem).",
+            discussion: "Example:\n  storectl migrate verify --dir Migrations")
+
+        @Option(name: .long, help: "The folder of NNNN_name.sql files.") var dir = "Migrations"
+
+        func run() throws {
+            let set = try MigrationFiles.load(dir)
+            let sumPath = (dir as NSString).appendingPathComponent("migrations.sum")
+            guard let sum = FileManager.default.contents(atPath: sumPath) else {
+                throw StoreError(.migrationConflict, "\(sumPath) is missing; create it with `storectl migrate hash --dir \(dir)`")
+            }
+            let recorded = String(decoding: sum, as: UTF8.self).split(separator: "\n").map(String.init)
+            let expected = MigrationFiles.sumLines(set)
+            for (index, line) in expected.enumerated() {
+                guard index < recorded.count else {
+                    throw StoreError(.migrationConflict, "migrations.sum has no line for \(set.migrations[index].id).sql; run `storectl migrate hash`")
+                }
+                guard recorded[index] == line else {
+                    throw StoreError(
+                        .migrationConflict,
+                        "\(set.migrations[index].id).sql does not match migrations.sum (recorded \(recorded[index]), file \(line)): "
+                            + "a shipped migration must not change")
+                }
+            }
+            if recorded.count > expected.count {
+                throw StoreError(.migrationConflict, "migrations.sum lists \(recorded.count) files but \(dir) has \(expected.count)")
+            }
+            print("\(set.migrations.count) migrations ok")
+        }
+    }
+
+    /// `migrate hash [--dir Migrations]`: rewrites migrations.sum.
+    struct Hash: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write migrations.sum: one 'NNNN sha256' line per file.",
+            discussion: "Example:\n  storectl migrate hash --dir Migrations")
+
+        @Option(name: .long, help: "The folder of NNNN_name.sql files.") var dir = "Migrations"
+
+        func run() throws {
+            let set = try MigrationFiles.load(dir)
+            let text = MigrationFiles.sumLines(set).joined(separator: "\n") + "\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("migrations.sum")))
+            print(text, terminator: "")
+        }
+    }
+
+    /// `migrate repair --accept V`.
+    struct Repair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-record the checksum of an applied migration whose file was edited, after review.",
+            discussion: "The only way to edit the history; it never marks an unapplied file as applied.\n\nExample:\n  storectl migrate repair --accept 0004")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: "The version to accept, e.g. 0004.") var accept: String
+        @Option(name: .long, help: "The migration set.") var set = MigrationSet.storeSetName
+
+        func run() throws {
+            guard let version = Int(accept), version > 0 else { throw CLIError.usage("--accept takes a version such as 0004") }
+            let store = try global.openStore(.any)
+            defer { store.close() }
+            let (old, new) = try store.acceptMigrationChange(version: version, set: set)
+            print("\(Migration.format(version)): \(old) -> \(new)")
+        }
+    }
+}
+
+/// Migration files read from a folder, for `verify` and `hash`.
+enum MigrationFiles {
+    static func load(_ directory: String) throws -> MigrationSet {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StoreError(.notFound, "no migrations folder at \(directory)")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") && $0 != "schema.sql" }
+        let migrations = try names.map { name -> Migration in
+            let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)) ?? Data()
+            do {
+                return try Migration(fileName: name, sql: String(decoding: data, as: UTF8.self))
+            } catch let error as StoreError {
+                throw StoreError(.migrationConflict, error.message)
+            }
+        }
+        for migration in migrations where !migration.runsInTransaction {
+            for line in migration.sql.split(separator: "\n").dropFirst() {
+                let statement = line.trimmingCharacters(in: .whitespaces).uppercased()
+                guard statement.isEmpty || statement.hasPrefix("--") || statement.hasPrefix("PRAGMA") || statement.hasPrefix("VACUUM") else {
+                    throw StoreError(
+                        .migrationConflict, "\(migration.id).sql: a no-transaction migration may only hold PRAGMA and VACUUM")
+                }
+            }
+        }
+        return try MigrationSet(name: MigrationSet.storeSetName, migrations: migrations)
+    }
+
+    static func sumLines(_ set: MigrationSet) -> [String] {
+        set.migrations.map { "\(Migration.format($0.version)) \($0.checksum)" }
+    }
+}

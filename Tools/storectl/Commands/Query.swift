@@ -1,0 +1,24 @@
+import ArgumentParser
+import ObservableStore
+
+/// `storectl query "SELECT …"`: any read-only query.
+struct Query: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run one read-only SQL query.",
+        discussion: "Example:\n  storectl query 'SELECT color, count(*) AS n FROM nodes GROUP BY color' --format csv\n  storectl query 'SELECT * FROM nodes WHERE name = :n' --param n=Start")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The query: one statement that only reads.") var sql: String
+    @Option(name: .customLong("param"), help: "A value for :name, as name=value (repeatable). Bound as text.") var parameters: [String] = []
+
+    func run() throws {
+        let store = try global.openStore(.current(migrate: false))
+        defer { store.close() }
+        let filter = try WhereOptions.parse(parameters.flatMap { ["--param", $0] })
+        let rows = try store.read { tx -> [Row] in
+            try WhereOptions.checkReadOnly(sql, what: "query", in: tx)
+            return try tx.fetchRows(sql, named: filter.values)
+        }
+        global.output.rows(rows.first?.columns ?? [], rows.map(\.values))
+    }
+}

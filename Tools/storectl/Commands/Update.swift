@@ -1,0 +1,45 @@
+import ArgumentParser
+import ObservableStore
+
+/// `storectl update TABLE KEY --set COL=VAL …`.
+struct Update: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change columns of one record.",
+        discussion: "Values are read by column type; 'null' is NULL, true/false are 1/0 for integers.\n\nExample:\n  storectl update nodes 42 --set x=10.5 --set 'name=Start node'")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The table.") var table: String
+    @Argument(help: "The record's primary key.") var key: String
+    @Option(name: .customLong("set"), help: "COL=VALUE (repeatable).") var assignments: [String] = []
+    @Flag(name: .long, help: "Apply pending migrations first.") var migrate = false
+
+    func validate() throws {
+        guard !assignments.isEmpty else { throw ValidationError("nothing to update: pass --set COL=VALUE") }
+        for assignment in assignments where !assignment.contains("=") || assignment.hasPrefix("=") {
+            throw ValidationError("--set '\(assignment)': expected COL=VALUE")
+        }
+    }
+
+    func run() throws {
+        let store = try global.openStore(.current(migrate: migrate))
+        defer { store.close() }
+        let changed = try store.write(origin: "storectl") { tx -> Int in
+            let info = try TableInfo.load(table, in: tx)
+            var columns: [String] = []
+            var values: [DatabaseValue] = []
+            for assignment in assignments {
+                let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0])
+                guard let column = info.column(named: name) else { throw CLIError.usage("--set: no column \(name) in \(table)") }
+                columns.append(name)
+                values.append(try ValueText.parse(String(parts.count > 1 ? parts[1] : ""), for: column, table: table))
+            }
+            let keyColumn = try info.keyColumn()
+            let sql = "UPDATE \(TableInfo.quote(table)) SET " + columns.map { "\(TableInfo.quote($0)) = ?" }.joined(separator: ", ")
+                + " WHERE \(TableInfo.quote(keyColumn.name)) = ?"
+            return try tx.execute(sql, values + [try info.keyValue(key)])
+        }
+        guard changed > 0 else { throw StoreError.recordNotFound(table: table, key: key) }
+        global.say("updated \(changed) record\(changed == 1 ? "" : "s")")
+    }
+}

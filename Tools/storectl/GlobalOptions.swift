@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import ObservableStore
+
+/// The output formats.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, ndjson, csv
+}
+
+/// Options every command takes (STORECTL.md C.1), before or after the command name.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The store file. Default: $STORECTL_DB, then ./store.sqlite.")
+    var db: String?
+
+    @Option(name: .long, help: "Output format: table, json, ndjson or csv. Default: table on a terminal, ndjson otherwise.")
+    var format: OutputFormat?
+
+    @Option(name: .long, help: "How long to wait for another writer's lock, e.g. 5s or 500ms.")
+    var busyTimeout: String = "5s"
+
+    @Flag(name: .long, help: "No colour, even on a terminal (NO_COLOR is respected too).")
+    var noColor = false
+
+    @Flag(name: .shortAndLong, help: "Print no messages, only data and errors.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Add SQLite's result codes to error messages.")
+    var verbose = false
+
+    func validate() throws {
+        guard Duration.parse(busyTimeout) != nil else {
+            throw ValidationError("--busy-timeout: '\(busyTimeout)' is not a duration (e.g. 5s, 500ms, 1m)")
+        }
+    }
+
+    /// The store path: --db, then $STORECTL_DB, then ./store.sqlite.
+    var path: String {
+        db ?? ProcessInfo.processInfo.environment["STORECTL_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "./store.sqlite"
+    }
+
+    /// Where output goes and how it looks.
+    var output: Output {
+        let color = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
+        return Output(format: format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .ndjson), color: color, quiet: quiet)
+    }
+
+    var busyTimeoutDuration: Duration { Duration.parse(busyTimeout) ?? .seconds(5) }
+
+    /// What a command needs of the store's schema.
+    enum SchemaNeed {
+        /// Any schema, older or newer (info, migrate status, check, backup).
+        case any
+        /// Exactly the schema storectl knows; older ones are migrated only when `migrate` is true.
+        case current(migrate: Bool)
+    }
+
+    /// Opens the existing store (never creates one), checks it is a storectl store and that its schema
+    /// fits `need`.
+    func openStore(_ need: SchemaNeed, policy: StoreConfiguration.MigrationPolicy = .none) throws -> Store {
+        let path = self.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, "no store at \(path); create one with `storectl init --db \(path)`")
+        }
+        var configuration = StoreConfiguration()
+        configuration.createIfMissing = false
+        configuration.migrationPolicy = policy
+        configuration.busyTimeout = busyTimeoutDuration
+        configuration.applicationName = "storectl \(Store.libraryVersion)"
+        let store = try Store(path: path, configuration: configuration)
+        do {
+            try checkIsStore(store)
+            if case .current(let migrate) = need {
+                let status = try store.migrationStatus()
+                if let newest = status.unknown.last {
+                    throw StoreError.schemaTooNew(db: newest.version, known: MigrationSet.store.latestVersion, set: newest.set)
+                }
+                if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
+                if !status.pending.isEmpty {
+                    guard migrate else {
+                        let current = status.entries.filter { $0.state == .applied && $0.set == MigrationSet.storeSetName }
+                            .map(\.version).max() ?? 0
+                        throw StoreError(
+                            .migrationNeeded,
+                            "store is at \(Migration.format(current)), storectl needs "
+                                + "\(Migration.format(MigrationSet.store.latestVersion)); run `storectl migrate up` "
+                                + "(or pass --migrate)")
+                    }
+                    store.close()
+                    return try openStore(.current(migrate: false), policy: .migrate)
+                }
+            }
+            return store
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    /// A file with another application id, or without the history table, is not a storectl store.
+    func checkIsStore(_ store: Store) throws {
+        let (applicationID, hasHistory) = try store.read { tx in
+            (
+                try tx.fetchValue("PRAGMA application_id").flatMap(Int64.fromDatabaseValue) ?? 0,
+                try tx.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = '_store_migrations'") == .integer(1)
+            )
+        }
+        guard applicationID == Int64(Store.applicationID), hasHistory else {
+            throw StoreError(.notAStore, "\(path) is not a storectl store (no application_id 0x53544f52 or migration history)")
+        }
+    }
+
+    static func conflictError(_ entry: MigrationStatus.Entry) -> StoreError {
+        let file = "\(Migration.format(entry.version))_\(entry.name).sql"
+        if entry.state == .outOfOrder {
+            return StoreError(.migrationConflict, "\(file) is pending but a later version is applied (out of order)")
+        }
+        return StoreError(
+            .migrationConflict,
+            "\(file) was changed after it was applied (history sha256 \(entry.recordedChecksum?.prefix(12) ?? "?")…, "
+                + "file \(entry.fileChecksum?.prefix(12) ?? "?")…); after review run "
+                + "`storectl migrate repair --accept \(Migration.format(entry.version))`")
+    }
+
+    /// Prints a message on stderr unless --quiet.
+    func say(_ message: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+extension Duration {
+    /// Parses "5s", "500ms", "2m", "1h" or a plain number of seconds.
+    static func parse(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            guard let value = Double(text.dropLast(suffix.count)), value >= 0 else { return nil }
+            return .milliseconds(Int64(value * scale * 1000))
+        }
+        guard let seconds = Double(text), seconds >= 0 else { return nil }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// A JSON value, objects keeping their key order.
+indirect enum JSONValue: Equatable {
+    case null
+    case bool(Bool)
+    /// The number's text, so that integers stay exact and reals stay reals.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+}
+
+/// A strict JSON parser (RFC 8259) that reports where input goes wrong: line and column, 1-based.
+struct JSONParser {
+    struct Failure: Error {
+        let line: Int
+        let column: Int
+        let message: String
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line: Int
+    private var lineStart = 0
+    /// Nesting limit, so that hostile input cannot exhaust the stack.
+    private let maximumDepth = 512
+
+    init(_ text: String, firstLine: Int = 1) {
+        bytes = Array(text.utf8)
+        line = firstLine
+    }
+
+    /// The line the parser is on (after leading white space when called before a value).
+    var currentLine: Int { line }
+    var isAtEnd: Bool { index >= bytes.count }
+
+    /// Parses exactly one value; only white space may follow.
+    static func parse(_ text: String, firstLine: Int = 1) throws(Failure) -> JSONValue {
+        var parser = JSONParser(text, firstLine: firstLine)
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.isAtEnd else { throw parser.failure("unexpected text after the JSON value") }
+        return value
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D: index += 1
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
+            default: return
+            }
+        }
+    }
+
+    func failure(_ message: String) -> Failure {
+        Failure(line: line, column: index - lineStart + 1, message: message)
+    }
+
+    private func describe() -> String {
+        guard index < bytes.count else { return "end of input" }
+        let scalar = bytes[index]
+        return scalar >= 0x20 && scalar < 0x7F ? "'\(Character(UnicodeScalar(scalar)))'" : String(format: "byte 0x%02X", scalar)
+    }
+
+    mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        skipWhitespace()
+        guard depth < maximumDepth else { throw failure("nested too deeply") }
+        guard index < bytes.count else { throw failure("expected a value, found end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("expected a value, found \(describe())")
+        }
+    }
+
+    private mutating func literal(_ word: String, _ value: JSONValue) throws(Failure) -> JSONValue {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+            throw failure("expected '\(word)'")
+        }
+        index += expected.count
+        return value
+    }
+
+    private mutating func number() throws(Failure) -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func digits() -> Int {
+            let begin = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - begin
+        }
+        let integerDigits = digits()
+        guard integerDigits > 0 else { throw failure("expected a digit, found \(describe())") }
+        if integerDigits > 1, bytes[index - integerDigits] == UInt8(ascii: "0") { throw failure("leading zeros are not allowed") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw failure("expected a digit after '.', found \(describe())") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw failure("expected an exponent digit, found \(describe())") }
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    private mutating func string() throws(Failure) -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var run = index
+        func flush(_ end: Int) {
+            scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                flush(index)
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw failure("control character in a string (escape it)") }
+            if byte == UInt8(ascii: "\\") {
+                flush(index)
+                index += 1
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u")
+                        else { throw failure("unpaired surrogate in \\u escape") }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw failure("unpaired surrogate in \\u escape") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = UnicodeScalar(code) else { throw failure("invalid \\u escape") }
+                    scalars.append(scalar)
+                default: throw failure("invalid escape \\\(describe())")
+                }
+                index += 1
+                run = index
+                continue
+            }
+            index += 1
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard index + 4 < bytes.count else { throw failure("expected 4 hex digits after \\u") }
+        var value: UInt32 = 0
+        for offset in 1...4 {
+            guard let digit = Character(UnicodeScalar(bytes[index + offset])).hexDigitValue else {
+                throw failure("expected 4 hex digits after \\u")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        index += 4
+        return value
+    }
+
+    private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        index += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
+        while true {
+            items.append(try value(depth: depth + 1))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("expected ',' or ']', found end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            } else {
+                throw failure("expected ',' or ']', found \(describe())")
+            }
+        }
+    }
+
+    private mutating func object(depth: Int) throws(Failure) -> JSONValue {
+        index += 1
+        var members: [(String, JSONValue)] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected '\"', found \(describe())") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
+            index += 1
+            members.append((key, try value(depth: depth + 1)))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("expected ',' or '}', found end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            } else {
+                throw failure("expected ',' or '}', found \(describe())")
+            }
+        }
+    }
+}

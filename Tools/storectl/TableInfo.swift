@@ -1,0 +1,105 @@
+import Foundation
+import ObservableStore
+
+/// A table's columns as `PRAGMA table_info` describes them: what storectl checks input against.
+struct TableInfo {
+    struct Column {
+        var name: String
+        var type: String
+        var notNull: Bool
+        var defaultValue: String?
+        /// Position in the primary key (1-based), 0 when not part of it.
+        var primaryKeyPosition: Int
+
+        /// The storage class a value must have: "INTEGER", "REAL", "TEXT", "BLOB", or "ANY".
+        var affinity: String {
+            let upper = type.uppercased()
+            if upper.contains("INT") { return "INTEGER" }
+            if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }
+            if upper.contains("BLOB") { return "BLOB" }
+            if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") { return "REAL" }
+            return upper.isEmpty || upper == "ANY" ? "ANY" : "NUMERIC"
+        }
+    }
+
+    let name: String
+    let columns: [Column]
+
+    /// The primary key's columns in key order (the rowid alias when none is declared).
+    var primaryKey: [Column] { columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition } }
+
+    func column(named name: String) -> Column? { columns.first { $0.name == name } }
+
+    /// Reads `table`'s description; throws not found for a missing table or an internal one.
+    static func load(_ table: String, in tx: Transaction) throws -> TableInfo {
+        let exists = try tx.fetchValue(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_store\\_%' ESCAPE '\\'",
+            [table]) == .integer(1)
+        guard exists else { throw StoreError(.notFound, "table \(table) not found") }
+        let rows = try tx.fetchRows("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", [table])
+        return TableInfo(
+            name: table,
+            columns: rows.map { row in
+                Column(
+                    name: row.value("name") ?? "", type: row.value("type") ?? "", notNull: row.value("notnull", as: Int.self) == 1,
+                    defaultValue: row.value("dflt_value"), primaryKeyPosition: row.value("pk") ?? 0)
+            })
+    }
+
+    /// The user tables of the store (not SQLite's, not the store's internal ones), by name.
+    static func userTables(in tx: Transaction) throws -> [String] {
+        try tx.fetchRows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_store\\_%' ESCAPE '\\' ORDER BY name"
+        ).compactMap { $0.value("name") }
+    }
+
+    /// `"name"`, quoted as an SQL identifier.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The single primary-key column used for KEY arguments; `rowid` for a table without one.
+    func keyColumn() throws -> Column {
+        let key = primaryKey
+        guard key.count <= 1 else {
+            throw CLIError.usage("table \(name) has a composite primary key (\(key.map(\.name).joined(separator: ", "))); use --where")
+        }
+        return key.first ?? Column(name: "rowid", type: "INTEGER", notNull: true, defaultValue: nil, primaryKeyPosition: 1)
+    }
+
+    /// A KEY argument as a value of the key column's type.
+    func keyValue(_ text: String) throws -> DatabaseValue {
+        let column = try keyColumn()
+        return try ValueText.parse(text, for: column, table: name)
+    }
+}
+
+/// Values typed on the command line (`--set col=VAL`, KEY arguments, CSV fields), converted by column type.
+enum ValueText {
+    static func parse(_ text: String, for column: TableInfo.Column, table: String, nullIfEmpty: Bool = false) throws -> DatabaseValue {
+        if text == "null" || (nullIfEmpty && text.isEmpty && column.affinity != "TEXT") { return .null }
+        switch column.affinity {
+        case "INTEGER":
+            if text == "true" { return .integer(1) }
+            if text == "false" { return .integer(0) }
+            guard let integer = Int64(text) else { throw mismatch(text, column, table, "an integer") }
+            return .integer(integer)
+        case "REAL":
+            guard let real = Double(text), real.isFinite else { throw mismatch(text, column, table, "a number") }
+            return .real(real)
+        case "NUMERIC", "ANY":
+            if let integer = Int64(text) { return .integer(integer) }
+            if let real = Double(text), real.isFinite { return .real(real) }
+            return .text(text)
+        case "BLOB":
+            guard let data = Data(base64Encoded: text) else { throw mismatch(text, column, table, "base64 bytes") }
+            return .blob(data)
+        default:
+            return .text(text)
+        }
+    }
+
+    static func mismatch(_ text: String, _ column: TableInfo.Column, _ table: String, _ expected: String) -> StoreError {
+        StoreError(.invalidInput, "\(table).\(column.name) is \(column.type): '\(text)' is not \(expected)")
+    }
+}
