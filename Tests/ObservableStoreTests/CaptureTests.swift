@@ -286,3 +286,17 @@ import Testing
         }
     }
 }
+
+@Suite struct CapturedValueTests {
+    @Test func integralRealsArriveAsReals() throws {
+        try withTemporaryStore { store, _ throws in
+            let (recorder, token) = store.record()
+            try store.write { try $0.execute("INSERT INTO nodes (name, x, y) VALUES ('n', 3, 2.5)") }
+            let new = try #require(recorder.changes.first?.new)
+            #expect(new["x"] == .real(3))  // SQLite stores 3.0 as an integer; a SELECT reads 3.0, so does the event
+            #expect(new["y"] == .real(2.5))
+            #expect(new["id"] == .integer(1))
+            withExtendedLifetime(token) {}
+        }
+    }
+}

@@ -83,7 +83,8 @@ import Testing
         ValueCodec.append(.integer(7), to: &records)
         ValueCodec.append(.text("seven"), to: &records)
         let payload = ChangePayload.encode(
-            tables: [ChangePayload.Table(name: "t", columns: ["id", "name"], primaryKey: [0])], changeCount: 1, records: records)
+            tables: [ChangePayload.Table(name: "t", columns: ["id", "name"], primaryKey: [0], realColumns: [])], changeCount: 1,
+            records: records)
         let changes = try ChangePayload.decode(payload)
         #expect(changes == [
             Change(

@@ -122,13 +122,16 @@ final class ChangeLog {
             let statement = try connection.prepare("PRAGMA table_info(\(quoted(name)))")
             var columns: [String] = []
             var keyParts: [(position: Int64, index: Int)] = []
+            var realColumns: [Int] = []
             while try statement.step() {
                 let position = statement.int64(at: 5)
                 if position > 0 { keyParts.append((position, columns.count)) }
+                if ChangeLog.hasRealAffinity(statement.text(at: 2)) { realColumns.append(columns.count) }
                 columns.append(statement.text(at: 1))
             }
             return ChangePayload.Table(
-                name: name, columns: columns, primaryKey: keyParts.sorted { $0.position < $1.position }.map(\.index))
+                name: name, columns: columns, primaryKey: keyParts.sorted { $0.position < $1.position }.map(\.index),
+                realColumns: realColumns)
         }
         tables[name] = info
         return info
@@ -178,6 +181,14 @@ final class ChangeLog {
         try StoreError.wrapping {
             try connection.cachedStatement("UPDATE _store_meta SET value = value + 1 WHERE key = 'bookkeeping'").execute()
         }
+    }
+
+    /// SQLite's affinity rules (https://www.sqlite.org/datatype3.html#determination_of_column_affinity):
+    /// REAL when the declared type has no INT, CHAR, CLOB, TEXT or BLOB but has REAL, FLOA or DOUB.
+    static func hasRealAffinity(_ declaredType: String) -> Bool {
+        let type = declaredType.uppercased()
+        if ["INT", "CHAR", "CLOB", "TEXT", "BLOB"].contains(where: type.contains) { return false }
+        return ["REAL", "FLOA", "DOUB"].contains(where: type.contains)
     }
 
     /// The highest sequence ever assigned (0 before the first commit), read in `transaction`'s snapshot.

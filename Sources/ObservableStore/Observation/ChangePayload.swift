@@ -6,8 +6,10 @@ import StoreSQLite
 ///
 /// ```
 /// payload := version(1) tableCount tables* changeCount records*
-/// table   := name columnCount columnName* pkCount pkIndex*
+/// table   := name columnCount columnName* pkCount pkIndex* realCount realIndex*
 /// ```
+/// `realIndex` lists the REAL-affinity columns: SQLite keeps an integral REAL as an integer in the row,
+/// and the preupdate hook reports it so; decoding turns it back into a REAL, as a SELECT would.
 /// Column names travel with each commit, so a commit stays readable after later migrations.
 enum ChangePayload {
     static let version: UInt8 = 1
@@ -18,6 +20,8 @@ enum ChangePayload {
         var columns: [String]
         /// Indexes of the declared primary-key columns, in key order; empty for a rowid-only table.
         var primaryKey: [Int]
+        /// Indexes of the columns with REAL affinity.
+        var realColumns: [Int] = []
     }
 
     /// Assembles the payload from the tables' descriptions and the captured records.
@@ -31,6 +35,8 @@ enum ChangePayload {
             for column in table.columns { ValueCodec.appendString(column, to: &bytes) }
             ValueCodec.appendVarint(UInt64(table.primaryKey.count), to: &bytes)
             for index in table.primaryKey { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
+            ValueCodec.appendVarint(UInt64(table.realColumns.count), to: &bytes)
+            for index in table.realColumns { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
         }
         ValueCodec.appendVarint(UInt64(changeCount), to: &bytes)
         bytes.append(contentsOf: records)
@@ -49,8 +55,10 @@ enum ChangePayload {
                 for _ in 0..<(try reader.count()) { columns.append(try reader.string()) }
                 var primaryKey: [Int] = []
                 for _ in 0..<(try reader.count()) { primaryKey.append(try reader.count()) }
+                var realColumns: [Int] = []
+                for _ in 0..<(try reader.count()) { realColumns.append(try reader.count()) }
                 guard primaryKey.allSatisfy({ $0 < columns.count }) else { throw ValueReader.Malformed(offset: reader.offset) }
-                tables.append(Table(name: name, columns: columns, primaryKey: primaryKey))
+                tables.append(Table(name: name, columns: columns, primaryKey: primaryKey, realColumns: realColumns))
             }
             let count = try reader.count()
             var changes: [Change] = []
@@ -67,8 +75,8 @@ enum ChangePayload {
                 let columnCount = try reader.count()
                 var old: [DatabaseValue]?
                 var new: [DatabaseValue]?
-                if operation != .insert { old = try values(columnCount, &reader) }
-                if operation != .delete { new = try values(columnCount, &reader) }
+                if operation != .insert { old = realized(try values(columnCount, &reader), table.realColumns) }
+                if operation != .delete { new = realized(try values(columnCount, &reader), table.realColumns) }
                 // A column added by another process since the header was written: name it by position.
                 var columns = table.columns
                 while columns.count < columnCount { columns.append("column\(columns.count)") }
@@ -87,6 +95,15 @@ enum ChangePayload {
     private static func integer(_ reader: inout ValueReader) throws(ValueReader.Malformed) -> Int64 {
         guard case .integer(let value) = try reader.value() else { throw ValueReader.Malformed(offset: reader.offset) }
         return value
+    }
+
+    /// Integral values of REAL columns back as REALs.
+    private static func realized(_ values: [DatabaseValue], _ realColumns: [Int]) -> [DatabaseValue] {
+        var values = values
+        for index in realColumns where index < values.count {
+            if case .integer(let integer) = values[index] { values[index] = .real(Double(integer)) }
+        }
+        return values
     }
 
     private static func values(_ count: Int, _ reader: inout ValueReader) throws(ValueReader.Malformed) -> [DatabaseValue] {
