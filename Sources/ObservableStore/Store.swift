@@ -103,8 +103,10 @@ public final class Store: Sendable {
     public func close() {
         feed?.stop()
         observation.closeStreams()
-        writer.close()
+        // Readers first: the last connection to close checkpoints the WAL into the file, and a
+        // read-only connection cannot.
         readers.close()
+        writer.close()
     }
 
     /// A repository of `type`'s table in this store; its commits carry `origin`, if given.

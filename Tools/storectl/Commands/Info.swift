@@ -25,7 +25,10 @@ struct Info: ParsableCommand {
             for name in names {
                 total += try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))").flatMap(Int64.fromDatabaseValue) ?? 0
             }
-            let last = try tx.fetchValue("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'), 0)")
+            let hasSequence = try tx.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'") == .integer(1)
+            let last =
+                hasSequence
+                ? try tx.fetchValue("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'), 0)") : nil
             return (names.count, total, last.flatMap(Int64.fromDatabaseValue) ?? 0)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: global.path)[.size] as? Int) ?? 0

@@ -14,7 +14,8 @@ struct List: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var filter: WhereOptions
     @Argument(help: "The table.") var table: String
-    @Option(name: .long, help: "Sort by this column; a leading '-' sorts descending. Ties break by primary key.") var order: String?
+    @Option(name: .long, parsing: .unconditional, help: "Sort by this column; a leading '-' sorts descending. Ties break by primary key.")
+    var order: String?
     @Option(name: .long, help: "At most this many records.") var limit: Int?
     @Option(name: .long, help: "Keyset paging: the records after the one with this primary key, in the chosen order.") var after: String?
     @Flag(name: .long, help: "Apply pending migrations first.") var migrate = false

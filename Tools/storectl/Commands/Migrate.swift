@@ -49,8 +49,13 @@ struct Migrate: ParsableCommand {
 
         func run() throws {
             let before = try global.openStore(.any)
-            let pending = try before.migrationStatus().pending
+            let status = try before.migrationStatus()
             before.close()
+            if let newest = status.unknown.last {
+                throw StoreError.schemaTooNew(db: newest.version, known: MigrationSet.store.latestVersion, set: newest.set)
+            }
+            if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
+            let pending = status.pending
             guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
             var configuration = StoreConfiguration()
             configuration.createIfMissing = false

@@ -1,0 +1,390 @@
+import Foundation
+import ObservableStore
+import StoreTestSupport
+import Testing
+
+// Helpers for the storectl end-to-end tests: run the real binary (with stdin, a working directory and a
+// time limit), read its NDJSON and its one-line errors, and look at the store with the library afterwards.
+
+/// What one run of a child process did.
+struct CLIResult: Sendable, CustomStringConvertible {
+    /// The exit status (the signal number when `signaled`).
+    var status: Int32
+    /// Everything written to stdout.
+    var stdout: String
+    /// Everything written to stderr.
+    var stderr: String
+    /// True when the process died of a signal: a crash, or the kill after the time limit.
+    var signaled: Bool
+    /// True when the process was killed because it ran longer than its time limit.
+    var timedOut: Bool
+
+    init(status: Int32, stdout: String, stderr: String, signaled: Bool = false, timedOut: Bool = false) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.signaled = signaled
+        self.timedOut = timedOut
+    }
+
+    /// The result of a ``RunningProcess`` or ``run(_:_:environment:)``.
+    init(_ result: ProcessResult) {
+        self.init(status: result.status, stdout: result.stdout, stderr: result.stderr)
+    }
+
+    /// stdout's non-blank lines.
+    var lines: [String] { Self.nonBlankLines(stdout) }
+
+    /// stderr's non-blank lines.
+    var stderrLines: [String] { Self.nonBlankLines(stderr) }
+
+    /// For failure messages.
+    var description: String {
+        "exit \(status)\(signaled ? " (signal)" : "")\(timedOut ? " (killed after its time limit)" : "")\n"
+            + "--- stdout:\n\(stdout.prefix(3000))\n--- stderr:\n\(stderr.prefix(3000))"
+    }
+
+    /// Lines split at LF or CRLF (a CSV writer may use either), without the blank ones.
+    private static func nonBlankLines(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+}
+
+/// A decoded JSON object (one NDJSON line, a `get` record, `info`).
+typealias JSONObject = [String: Any]
+
+/// An error as storectl reports it: `storectl: error[CODE]: MESSAGE`, or `{"error":{"code":…,"exit":…,"message":…}}`.
+struct CLIError: Sendable {
+    var code: String
+    /// The `exit` member of the JSON form; nil for the text form.
+    var exit: Int?
+    var message: String
+    /// True for the JSON form.
+    var isJSON: Bool
+}
+
+/// A value that crosses to another thread once; the receiver is its only user from then on.
+struct Unchecked<Value>: @unchecked Sendable {
+    // @unchecked: each use hands the value to exactly one other thread and stops using it here.
+    let value: Value
+}
+
+/// Runs `body` on a thread of its own, so that blocking work never waits for a busy shared pool.
+final class ThreadJob<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is written once on the job's thread before `finished` is signalled, and read
+    // only after a successful wait on `finished`.
+    private var result: Value?
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Value) {
+        let thread = Thread { [self] in
+            self.result = body()
+            self.finished.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits for the job; nil if it has not finished within `seconds`.
+    func wait(seconds: Double) -> Value? {
+        guard finished.wait(timeout: .now() + seconds) == .success else { return nil }
+        finished.signal()  // later waits return at once
+        return result
+    }
+
+    /// Waits for the job, however long it takes.
+    func wait() -> Value {
+        finished.wait()
+        finished.signal()
+        return result!
+    }
+}
+
+/// The environment of every child: the test's own, without `STORECTL_DB`, with `NO_COLOR=1`, then `extra`.
+func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["STORECTL_DB"] = nil
+    environment["NO_COLOR"] = "1"
+    environment.merge(extra) { $1 }
+    return environment
+}
+
+/// Runs `executable` to completion: writes `stdin` (if any) to a pipe and closes it, collects stdout and
+/// stderr, and kills the whole process group when it runs longer than `timeout` seconds.
+/// Without `stdin`, stdin is /dev/null (not a TTY).
+func runChild(
+    _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+    directory: URL? = nil, timeout: Double = 120
+) throws -> CLIResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = childEnvironment(environment)
+    if let directory { process.currentDirectoryURL = directory }
+    let out = Pipe()
+    let err = Pipe()
+    let input = stdin.map { _ in Pipe() }
+    process.standardOutput = out
+    process.standardError = err
+    if let input {
+        process.standardInput = input
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
+    let pid = process.processIdentifier
+
+    let outHandle = Unchecked(value: out.fileHandleForReading)
+    let errHandle = Unchecked(value: err.fileHandleForReading)
+    let stdoutJob = ThreadJob { outHandle.value.readDataToEndOfFile() }
+    let stderrJob = ThreadJob { errHandle.value.readDataToEndOfFile() }
+    var writer: ThreadJob<Bool>?
+    if let input, let stdin {
+        let handle = Unchecked(value: input.fileHandleForWriting)
+        writer = ThreadJob { writeAndClose(stdin, to: handle.value) }
+    }
+
+    // Foundation's Process puts the child in a process group of its own: kill the group, so that a
+    // shell's pipeline goes too.
+    var timedOut = false
+    let deadline = Date().addingTimeInterval(timeout)
+    if exited.wait(timeout: .now() + timeout) == .timedOut {
+        timedOut = true
+        _ = kill(-pid, SIGKILL)
+        _ = kill(pid, SIGKILL)
+        exited.wait()
+    }
+    let remaining = max(5, deadline.timeIntervalSinceNow)
+    if stdoutJob.wait(seconds: remaining) == nil || stderrJob.wait(seconds: 5) == nil {
+        timedOut = true
+        _ = kill(-pid, SIGKILL)  // something of the group still holds the pipes
+    }
+    let stdoutData = stdoutJob.wait()
+    let stderrData = stderrJob.wait()
+    _ = writer?.wait()
+    withExtendedLifetime((out, err, input)) {}
+    return CLIResult(
+        status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal,
+        timedOut: timedOut)
+}
+
+/// Writes `data` and closes `handle`. SIGPIPE is blocked on this thread (a thread of its own, see
+/// ``ThreadJob``), so a child that exits before reading everything makes the write fail with EPIPE instead
+/// of killing the test process; the signal stays pending on this thread and goes away with it.
+private func writeAndClose(_ data: Data, to handle: FileHandle) -> Bool {
+    var pipeSignal = sigset_t()
+    _ = sigemptyset(&pipeSignal)
+    _ = sigaddset(&pipeSignal, SIGPIPE)
+    _ = pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+    let written = (try? handle.write(contentsOf: data)) != nil
+    try? handle.close()
+    return written
+}
+
+/// The storectl binary built with the tests.
+func storectlURL() throws -> URL {
+    try builtProduct("storectl")
+}
+
+/// Runs storectl with `arguments`; `stdin` is written to a pipe and closed (nil: /dev/null).
+func cli(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil,
+    timeout: Double = 120
+) throws -> CLIResult {
+    try runChild(
+        storectlURL(), arguments, stdin: stdin.map { Data($0.utf8) }, environment: environment, directory: directory,
+        timeout: timeout)
+}
+
+/// Runs `script` with `/bin/sh -c` (for pipelines such as `storectl … | head -1`).
+func shell(_ script: String, directory: URL? = nil, timeout: Double = 120) throws -> CLIResult {
+    try runChild(URL(fileURLWithPath: "/bin/sh"), ["-c", script], directory: directory, timeout: timeout)
+}
+
+/// Quotes `text` for `/bin/sh`.
+func shellQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// Waits for a child started with ``RunningProcess``, killing it if it is still running after `seconds`.
+func finish(_ child: RunningProcess, within seconds: Double) -> CLIResult {
+    let done = DispatchSemaphore(value: 0)
+    let watchdog = ThreadJob { () -> Bool in
+        guard done.wait(timeout: .now() + seconds) == .timedOut else { return false }
+        child.kill()
+        return true
+    }
+    let result = child.wait()
+    done.signal()
+    let killed = watchdog.wait()
+    var outcome = CLIResult(result)
+    outcome.timedOut = killed
+    return outcome
+}
+
+// MARK: - Stores
+
+/// `<directory>/store.sqlite`.
+func storePath(in directory: URL, _ name: String = "store.sqlite") -> String {
+    directory.appendingPathComponent(name).path
+}
+
+/// Creates a store with `storectl init` and returns its path.
+func initStore(
+    in directory: URL, _ name: String = "store.sqlite", sourceLocation: SourceLocation = #_sourceLocation
+) throws -> String {
+    let path = storePath(in: directory, name)
+    let result = CLIResult(try run("storectl", ["init", "--db", path], environment: ["NO_COLOR": "1"]))
+    try #require(result.status == 0, "storectl init failed: \(result)", sourceLocation: sourceLocation)
+    return path
+}
+
+/// A configuration that neither validates nor migrates: for looking at any store without changing its schema.
+var inspectionConfiguration: StoreConfiguration {
+    var configuration = StoreConfiguration()
+    configuration.migrationPolicy = .none
+    return configuration
+}
+
+/// Opens the store at `path` without migrating it, runs `body`, and closes it.
+@discardableResult
+func withStore<T>(_ path: String, _ body: (Store) throws -> T) throws -> T {
+    let store = try Store(path: path, configuration: inspectionConfiguration)
+    defer { store.close() }
+    return try body(store)
+}
+
+/// `SELECT count(*) FROM table`, through the library.
+func rowCount(_ path: String, _ table: String = "nodes") throws -> Int64 {
+    try withStore(path) { store in
+        let value = try store.read { try $0.fetchValue("SELECT count(*) FROM \"\(table)\"") }
+        guard case .integer(let count)? = value else { return -1 }
+        return count
+    }
+}
+
+/// Every node, by id, through the library.
+func allNodes(_ path: String) throws -> [NodeVO] {
+    try withStore(path) { store in
+        try store.read { try $0.fetchAll(NodeVO.self, sql: "SELECT * FROM nodes ORDER BY id") }
+    }
+}
+
+/// Inserts `nodes` with the library, in one transaction.
+func seedNodes(_ path: String, _ nodes: [NodeVO]) throws {
+    try withStore(path) { store in
+        _ = try store.repository(NodeVO.self).insertAll(nodes)
+    }
+}
+
+/// Applied versions of the library's own migration set.
+func appliedStoreVersions(_ path: String) throws -> [Int] {
+    try withStore(path) { store in
+        try store.appliedMigrations().filter { $0.set == MigrationSet.storeSetName }.map(\.version)
+    }
+}
+
+/// Four digits, e.g. "0004".
+func fourDigits(_ version: Int) -> String {
+    Migration.format(version)
+}
+
+// MARK: - Reading output
+
+/// Decodes `text` as a JSON object.
+func jsonObject(_ text: some StringProtocol, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
+    let value = try JSONSerialization.jsonObject(with: Data(String(text).utf8), options: [.fragmentsAllowed])
+    return try #require(value as? JSONObject, "not a JSON object: \(text)", sourceLocation: sourceLocation)
+}
+
+/// Decodes `text` as a JSON array of objects.
+func jsonArray(_ text: some StringProtocol, sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSONObject] {
+    let value = try JSONSerialization.jsonObject(with: Data(String(text).utf8), options: [.fragmentsAllowed])
+    return try #require(value as? [JSONObject], "not a JSON array of objects: \(text)", sourceLocation: sourceLocation)
+}
+
+/// Decodes every stdout line as a JSON object (NDJSON).
+func jsonLines(_ result: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSONObject] {
+    try result.lines.map { try jsonObject($0, sourceLocation: sourceLocation) }
+}
+
+/// Whether the `"key":` members appear in `line` in the order of `keys` (JSON objects keep column order).
+func keysAppearInOrder(_ line: String, _ keys: [String]) -> Bool {
+    var position = line.startIndex
+    for key in keys {
+        guard let range = line.range(of: "\"\(key)\":", range: position..<line.endIndex) else { return false }
+        position = range.upperBound
+    }
+    return true
+}
+
+/// The first error line on stderr, in either form.
+func parseError(_ stderr: String) -> CLIError? {
+    for line in stderr.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        if line.hasPrefix("{"),
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? JSONObject,
+            let error = object["error"] as? JSONObject
+        {
+            return CLIError(
+                code: error["code"] as? String ?? "", exit: error["exit"] as? Int, message: error["message"] as? String ?? "",
+                isJSON: true)
+        }
+        let prefix = "storectl: error["
+        if line.hasPrefix(prefix), let close = line.range(of: "]: ") {
+            let code = String(line[line.index(line.startIndex, offsetBy: prefix.count)..<close.lowerBound])
+            return CLIError(code: code, exit: nil, message: String(line[close.upperBound...]), isJSON: false)
+        }
+    }
+    return nil
+}
+
+/// Text that only a crash or an unhandled Swift error prints.
+private let crashMarkers = ["Fatal error", "Stack dump", "Current stack trace", "Backtrace", "Swift runtime failure"]
+
+/// Expects a clean exit 0.
+func expectSuccess(_ result: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == 0 && !result.signaled && !result.timedOut, "\(result)", sourceLocation: sourceLocation)
+}
+
+/// Expects exit `exit` with an error line of `code` whose message contains every fragment; returns the error.
+@discardableResult
+func expectFailure(
+    _ result: CLIResult, exit: Int32, code: String? = nil, _ fragments: String...,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> CLIError? {
+    #expect(result.status == exit, "expected exit \(exit): \(result)", sourceLocation: sourceLocation)
+    #expect(!result.signaled && !result.timedOut, "\(result)", sourceLocation: sourceLocation)
+    for marker in crashMarkers {
+        #expect(!result.stderr.contains(marker), "a crash or stack trace on stderr: \(result)", sourceLocation: sourceLocation)
+    }
+    guard let error = parseError(result.stderr) else {
+        Issue.record("no `storectl: error[…]` line on stderr: \(result)", sourceLocation: sourceLocation)
+        return nil
+    }
+    if let code {
+        #expect(error.code == code, "error code: \(result)", sourceLocation: sourceLocation)
+    }
+    if let reported = error.exit {
+        #expect(reported == Int(exit), "the JSON error's exit member: \(result)", sourceLocation: sourceLocation)
+    }
+    for fragment in fragments {
+        #expect(
+            error.message.contains(fragment), "message lacks \"\(fragment)\": \(error.message)", sourceLocation: sourceLocation)
+    }
+    return error
+}
+
+/// NDJSON of `count` valid nodes, one per line: `{"name":"n0","x":0,"y":0}` …
+func nodeLines(_ count: Int, offset: Int = 0) -> [String] {
+    (offset..<(offset + count)).map { #"{"name":"n\#($0)","x":\#($0),"y":0}"# }
+}
+
+/// A number in decoded JSON (integral reals may come as 1 or 1.0).
+func number(_ value: Any?) -> Double? {
+    if let double = value as? Double { return double }
+    if let int = value as? Int { return Double(int) }
+    return nil
+}
