@@ -45,6 +45,8 @@ import Testing
             try insert(store, 2, from: 8)
             try waitUntil { received.sequences.count == 5 }
             #expect(received.sequences == [6, 7, 8, 9, 10])
+            // The acknowledgement follows the handler's return.
+            try waitUntil { (try? store.durableListeners().first?.cursor) == 10 }
             let info = try #require(try store.durableListeners().first)
             #expect(info.name == "mailer")
             #expect(info.cursor == 10)
@@ -88,7 +90,7 @@ import Testing
             // Retried after a pause (no new commit needed), until the handler succeeds.
             try waitUntil { received.sequences == [1, 2] }
             #expect(attempts.value == 3)
-            #expect(try store.durableListeners().first?.cursor == 2)
+            try waitUntil { (try? store.durableListeners().first?.cursor) == 2 }
             withExtendedLifetime(token) {}
         }
     }

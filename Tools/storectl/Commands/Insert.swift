@@ -112,7 +112,7 @@ struct Importer {
         } else if upsert {
             global.say("inserted \(inserted) and updated \(updated) records in \(table.name) (\(transactions) transaction\(transactions == 1 ? "" : "s"), \(milliseconds) ms)")
         } else {
-            global.say("inserted \(inserted) records into \(table.name) (\(transactions) transaction\(transactions == 1 ? "" : "s"), \(milliseconds) ms)")
+            global.say("inserted \(inserted) record\(inserted == 1 ? "" : "s") into \(table.name) (\(transactions) transaction\(transactions == 1 ? "" : "s"), \(milliseconds) ms)")
         }
     }
 
