@@ -1,0 +1,270 @@
+import CSQLiteRaw
+import Foundation
+
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// The physical limit: the SQLite C API used directly, prepared statements reused, and the update and
+/// commit hooks for events.
+final class RawContender {
+    let db: OpaquePointer
+    let path: String
+
+    init(directory: URL) throws {
+        path = directory.appendingPathComponent("raw.sqlite").path
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            let handle
+        else { throw WrongResult("cannot open \(path)") }
+        db = handle
+        try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        try exec(nodesTableSQL)
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    func exec(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            defer { sqlite3_free(message) }
+            throw WrongResult(message.map { String(cString: $0) } ?? "exec failed")
+        }
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw WrongResult(String(cString: sqlite3_errmsg(db)))
+        }
+        return statement
+    }
+
+    private static let insertSQL =
+        "INSERT INTO nodes (id, name, x, y, color, width, height, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    func insert(_ node: BenchNode, with statement: OpaquePointer) throws {
+        sqlite3_bind_int64(statement, 1, node.id)
+        sqlite3_bind_text(statement, 2, node.name, -1, transient)
+        sqlite3_bind_double(statement, 3, node.x)
+        sqlite3_bind_double(statement, 4, node.y)
+        sqlite3_bind_text(statement, 5, node.color, -1, transient)
+        sqlite3_bind_double(statement, 6, 120)
+        sqlite3_bind_double(statement, 7, 60)
+        sqlite3_bind_text(statement, 8, node.updatedAt, -1, transient)
+        sqlite3_bind_text(statement, 9, node.updatedAt, -1, transient)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult(String(cString: sqlite3_errmsg(db))) }
+        sqlite3_reset(statement)
+    }
+
+    func fill(_ count: Int) throws {
+        let statement = try prepare(RawContender.insertSQL)
+        defer { sqlite3_finalize(statement) }
+        try exec("BEGIN IMMEDIATE")
+        for index in 0..<count { try insert(.make(index), with: statement) }
+        try exec("COMMIT")
+    }
+
+    func count() throws -> Int {
+        let statement = try prepare("SELECT count(*) FROM nodes")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_step(statement)
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
+    func sumX() throws -> Double {
+        let statement = try prepare("SELECT total(x) FROM nodes")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_step(statement)
+        return sqlite3_column_double(statement, 0)
+    }
+
+    /// The handlers called after each commit (the raw contender's "listeners").
+    private var afterCommit: [(Double) -> Void] = []
+
+    /// One write transaction inserting `node`, then the handlers, with the time taken just before COMMIT.
+    func commitOne(_ node: BenchNode, statement: OpaquePointer) throws {
+        try exec("BEGIN IMMEDIATE")
+        try insert(node, with: statement)
+        let beforeCommit = wallClock()
+        try exec("COMMIT")
+        for handler in afterCommit { handler(beforeCommit) }
+    }
+
+    func run(_ workload: Workload) throws -> Measurement {
+        switch workload {
+        case .bulkInsert, .bulkInsertObserved:
+            let events = RowBox()
+            if workload == .bulkInsertObserved {
+                // The raw way to observe: an update hook collecting the changed rowids.
+                sqlite3_update_hook(db, { context, _, _, _, rowid in
+                    Unmanaged<RowBox>.fromOpaque(context!).takeUnretainedValue().rows.append(rowid)
+                }, Unmanaged.passUnretained(events).toOpaque())
+            }
+            let statement = try prepare(RawContender.insertSQL)
+            let nodes = (0..<Workload.bulkRows).map(BenchNode.make)
+            let start = ContinuousClock.now
+            try exec("BEGIN IMMEDIATE")
+            for node in nodes { try insert(node, with: statement) }
+            try exec("COMMIT")
+            let elapsed = seconds(since: start)
+            sqlite3_update_hook(db, nil, nil)
+            sqlite3_finalize(statement)
+            try check(try count() == Workload.bulkRows, "raw bulk insert count")
+            if workload == .bulkInsertObserved { try check(events.rows.count == Workload.bulkRows, "raw observed rows") }
+            withExtendedLifetime(events) {}
+            return Measurement(seconds: elapsed)
+        case .smallTransactions:
+            let statement = try prepare(RawContender.insertSQL)
+            let nodes = (0..<Workload.smallTransactionCount).map(BenchNode.make)
+            let start = ContinuousClock.now
+            for node in nodes {
+                try exec("BEGIN IMMEDIATE")
+                try insert(node, with: statement)
+                try exec("COMMIT")
+            }
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            try check(try count() == Workload.smallTransactionCount, "raw small_tx count")
+            return Measurement(seconds: elapsed)
+        case .fetchAll, .memoryFetchAll:
+            try fill(Workload.bulkRows)
+            let statement = try prepare("SELECT id, name, x, y, color, updated_at FROM nodes")
+            let start = ContinuousClock.now
+            var nodes: [BenchNode] = []
+            while sqlite3_step(statement) == SQLITE_ROW {
+                nodes.append(
+                    BenchNode(
+                        id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
+                        x: sqlite3_column_double(statement, 2), y: sqlite3_column_double(statement, 3),
+                        color: String(cString: sqlite3_column_text(statement, 4)),
+                        updatedAt: String(cString: sqlite3_column_text(statement, 5))))
+            }
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            let expectedSum = try sumX()
+            try check(nodes.count == Workload.bulkRows && nodes.reduce(0) { $0 + $1.x } == expectedSum, "raw fetch_all result")
+            return workload == .memoryFetchAll ? Measurement(peakBytes: peakResidentBytes()) : Measurement(seconds: elapsed)
+        case .fetchByID:
+            try fill(Workload.bulkRows)
+            var generator = SplitMix(seed: 42)
+            let ids = (0..<Workload.lookups).map { _ in Int64(generator.next() % UInt64(Workload.bulkRows)) + 1 }
+            let statement = try prepare("SELECT id, name, x, y, color, updated_at FROM nodes WHERE id = ?")
+            let start = ContinuousClock.now
+            var total = 0.0
+            for id in ids {
+                sqlite3_bind_int64(statement, 1, id)
+                if sqlite3_step(statement) == SQLITE_ROW {
+                    let node = BenchNode(
+                        id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
+                        x: sqlite3_column_double(statement, 2), y: sqlite3_column_double(statement, 3),
+                        color: String(cString: sqlite3_column_text(statement, 4)),
+                        updatedAt: String(cString: sqlite3_column_text(statement, 5)))
+                    total += node.x
+                }
+                sqlite3_reset(statement)
+            }
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            try check(total == ids.reduce(0) { $0 + Double($1 - 1) }, "raw fetch_by_id checksum")
+            return Measurement(seconds: elapsed)
+        case .updateMany:
+            try fill(Workload.bulkRows)
+            let before = try sumX()
+            let statement = try prepare("UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?")
+            let start = ContinuousClock.now
+            try exec("BEGIN IMMEDIATE")
+            for id in 1...Workload.updates {
+                sqlite3_bind_double(statement, 1, Double(id - 1) + 1)
+                sqlite3_bind_text(statement, 2, "2026-11-22T11:00:00.000Z", -1, transient)
+                sqlite3_bind_int64(statement, 3, Int64(id))
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult("raw update failed") }
+                sqlite3_reset(statement)
+            }
+            try exec("COMMIT")
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            try check(try sumX() == before + Double(Workload.updates), "raw update_many sum")
+            return Measurement(seconds: elapsed)
+        case .observeLatency:
+            let statement = try prepare(RawContender.insertSQL)
+            var latencies: [Double] = []
+            afterCommit = [{ beforeCommit in latencies.append(wallClock() - beforeCommit) }]
+            for index in 0..<Workload.latencyCommits { try commitOne(.make(index), statement: statement) }
+            sqlite3_finalize(statement)
+            try check(latencies.count == Workload.latencyCommits, "raw latency events")
+            return Measurement(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
+        case .observeFanout, .memoryListeners:
+            var received = 0
+            afterCommit = (0..<Workload.fanoutListeners).map { _ in { _ in received += 1 } }
+            let statement = try prepare(RawContender.insertSQL)
+            let start = ContinuousClock.now
+            for index in 0..<Workload.fanoutCommits { try commitOne(.make(index), statement: statement) }
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            try check(received == Workload.fanoutListeners * Workload.fanoutCommits, "raw fanout events")
+            if workload == .memoryListeners { return Measurement(peakBytes: peakResidentBytes()) }
+            return Measurement(seconds: elapsed / Double(Workload.fanoutCommits))
+        case .bigTable10k, .bigTable100k, .bigTable1M:
+            try fill(workload.tableSize)
+            // A listener that needs the changed rows: the update hook gives the rowid; read that row.
+            let changed = RowBox()
+            sqlite3_update_hook(db, { context, _, _, _, rowid in
+                Unmanaged<RowBox>.fromOpaque(context!).takeUnretainedValue().rows.append(rowid)
+            }, Unmanaged.passUnretained(changed).toOpaque())
+            let update = try prepare("UPDATE nodes SET x = x + 1 WHERE id = ?")
+            let read = try prepare("SELECT x FROM nodes WHERE id = ?")
+            var seen = 0.0
+            let start = ContinuousClock.now
+            for commit in 0..<Workload.bigTableCommits {
+                try exec("BEGIN IMMEDIATE")
+                sqlite3_bind_int64(update, 1, Int64(commit * 37 % workload.tableSize + 1))
+                sqlite3_step(update)
+                sqlite3_reset(update)
+                try exec("COMMIT")
+                for rowid in changed.rows {
+                    sqlite3_bind_int64(read, 1, rowid)
+                    if sqlite3_step(read) == SQLITE_ROW { seen += sqlite3_column_double(read, 0) }
+                    sqlite3_reset(read)
+                }
+                changed.rows.removeAll()
+            }
+            let elapsed = seconds(since: start)
+            sqlite3_update_hook(db, nil, nil)
+            withExtendedLifetime(changed) {}
+            sqlite3_finalize(update)
+            sqlite3_finalize(read)
+            try check(seen > 0, "raw big table saw changes")
+            return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
+        case .crossProcess:
+            return Measurement(unsupported: "the C API has no cross-process notification")
+        }
+    }
+}
+
+extension Workload {
+    var tableSize: Int {
+        switch self {
+        case .bigTable10k: 10_000
+        case .bigTable100k: 100_000
+        case .bigTable1M: 1_000_000
+        default: 0
+        }
+    }
+}
+
+/// The rowids an update hook reports (a class, so that the hook's context pointer stays valid).
+final class RowBox {
+    var rows: [Int64] = []
+}
+
+/// A small deterministic random generator, the same sequence in every process.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

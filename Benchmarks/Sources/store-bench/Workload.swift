@@ -1,0 +1,141 @@
+import Foundation
+
+/// The benchmark cases (issue 6), each run in a fresh process and directory.
+enum Workload: String, CaseIterable {
+    case bulkInsert = "bulk_insert"
+    case smallTransactions = "small_tx"
+    case fetchAll = "fetch_all"
+    case fetchByID = "fetch_by_id"
+    case updateMany = "update_many"
+    case observeLatency = "observe_latency"
+    case observeFanout = "observe_fanout"
+    case bulkInsertObserved = "observe_overhead"
+    case bigTable10k = "big_table_observe_10k"
+    case bigTable100k = "big_table_observe_100k"
+    case bigTable1M = "big_table_observe_1m"
+    case crossProcess = "cross_process"
+    case memoryFetchAll = "memory_fetch_all"
+    case memoryListeners = "memory_1000_listeners"
+
+    /// Sizes (issue 6).
+    static let bulkRows = 200_000
+    static let smallTransactionCount = 5_000
+    static let lookups = 100_000
+    static let updates = 50_000
+    static let latencyCommits = 2_000
+    static let fanoutListeners = 1_000
+    static let fanoutCommits = 200
+    static let bigTableCommits = 200
+}
+
+/// What a worker reports for one case: its main figure, and the check that the work was right.
+struct Measurement: Codable {
+    /// Seconds for timed cases; seconds per commit for per-commit cases.
+    var seconds: Double?
+    /// p50 and p99 in seconds for latency cases.
+    var p50: Double?
+    var p99: Double?
+    /// Peak resident memory in bytes, for memory cases.
+    var peakBytes: Double?
+    /// Why the case does not apply to this contender, if it does not.
+    var unsupported: String?
+}
+
+/// One node of the benchmark, the same for every contender.
+struct BenchNode {
+    var id: Int64
+    var name: String
+    var x: Double
+    var y: Double
+    var color: String
+    var updatedAt: String
+
+    static func make(_ index: Int) -> BenchNode {
+        BenchNode(
+            id: Int64(index + 1), name: "node \(index)", x: Double(index), y: Double(index % 100), color: "#4A90D9",
+            updatedAt: "2026-11-22T10:00:00.000Z")
+    }
+}
+
+/// The same table for every contender: the store's `nodes` (Migrations/0001_create_nodes.sql).
+let nodesTableSQL = """
+    CREATE TABLE IF NOT EXISTS nodes (
+      id          INTEGER PRIMARY KEY,
+      name        TEXT    NOT NULL,
+      x           REAL    NOT NULL,
+      y           REAL    NOT NULL,
+      color       TEXT    NOT NULL DEFAULT '#4A90D9',
+      width       REAL    NOT NULL DEFAULT 120 CHECK (width >= 0),
+      height      REAL    NOT NULL DEFAULT 60 CHECK (height >= 0),
+      created_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+      updated_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS nodes_updated_at ON nodes(updated_at);
+    """
+
+/// Thrown when a case's result is wrong: a fast wrong answer fails the run.
+struct WrongResult: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw WrongResult(message()) }
+}
+
+/// Seconds since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Wall-clock seconds, for latencies measured across threads and processes.
+func wallClock() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_REALTIME, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func peakResidentBytes() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) * 1024
+}
+
+/// Collects latencies from any thread and lets the caller wait for a count.
+final class LatencyBox: @unchecked Sendable {
+    // @unchecked: guarded by `condition`.
+    private let condition = NSCondition()
+    private var values: [Double] = []
+    private var events = 0
+
+    func add(_ value: Double) {
+        condition.withLock {
+            values.append(value)
+            events += 1
+            condition.broadcast()
+        }
+    }
+
+    func count() {
+        condition.withLock {
+            events += 1
+            condition.broadcast()
+        }
+    }
+
+    var all: [Double] { condition.withLock { values } }
+
+    func wait(for count: Int, timeout: Double = 120) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        return condition.withLock {
+            while events < count { if !condition.wait(until: deadline) { return events >= count } }
+            return true
+        }
+    }
+}
