@@ -44,7 +44,7 @@ public final class Transaction {
         guard isActive else {
             throw StoreError(.transactionMisuse, "the transaction has ended: use it only inside its closure")
         }
-        guard connection.isInTransaction else {
+        guard kind == .read || connection.isInTransaction else {
             throw StoreError(
                 .transactionMisuse,
                 "SQLite rolled the transaction back after an earlier error (e.g. a RAISE(ROLLBACK) trigger or a full disk); "

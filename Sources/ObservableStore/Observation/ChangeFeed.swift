@@ -30,6 +30,9 @@ final class ChangeFeed: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var wakePipe: [Int32] = [-1, -1]
     private var lastDataVersion: Int64 = -1
+    /// The shortest time between two checks while writes keep coming (adds at most this to latency in a burst).
+    static let burstInterval: Duration = .milliseconds(1)
+    private var lastCheck = ContinuousClock.now
     /// How long a change with no log row is given to turn out to be a library commit in progress.
     static let foreignWriteConfirmation: Duration = .milliseconds(100)
     private var lastPosition: LogPosition
@@ -102,7 +105,17 @@ final class ChangeFeed: @unchecked Sendable {
             if let watcher { descriptors.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
             _ = poll(&descriptors, nfds_t(descriptors.count), max(timeoutMilliseconds, 1))
             if isStopping { break }
-            if descriptors.count > 1, descriptors[1].revents != 0 { watcher?.drain() }
+            if descriptors.count > 1, descriptors[1].revents != 0 {
+                // In a burst of commits (this process's own included), check at most once a millisecond
+                // instead of once a write; an isolated commit is checked at once.
+                let sinceLastCheck = ContinuousClock.now - lastCheck
+                if sinceLastCheck < ChangeFeed.burstInterval {
+                    let wait = ChangeFeed.burstInterval - sinceLastCheck
+                    usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
+                }
+                watcher?.drain()
+            }
+            lastCheck = ContinuousClock.now
             check()
         }
     }

@@ -51,14 +51,14 @@ public struct Repository<R: Record>: Sendable {
     public func deleteAll(_ query: Query<R>) throws -> Int { try store.write(origin: origin) { try $0.deleteAll(query) } }
 
     /// The record with primary key `key`, or nil.
-    public func fetch(_ key: R.Key) throws -> R? { try store.read { try $0.fetch(R.self, key: key) } }
+    public func fetch(_ key: R.Key) throws -> R? { try store.readOneStatement { try $0.fetch(R.self, key: key) } }
 
     /// Every record `query` selects (all of them by default).
-    public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.read { try $0.fetchAll(query) } }
+    public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.readOneStatement { try $0.fetchAll(query) } }
 
     /// The first record `query` selects, or nil.
-    public func fetchOne(_ query: Query<R>) throws -> R? { try store.read { try $0.fetchOne(query) } }
+    public func fetchOne(_ query: Query<R>) throws -> R? { try store.readOneStatement { try $0.fetchOne(query) } }
 
     /// How many records `query` selects (all of them by default).
-    public func count(_ query: Query<R> = Query()) throws -> Int { try store.read { try $0.count(query) } }
+    public func count(_ query: Query<R> = Query()) throws -> Int { try store.readOneStatement { try $0.count(query) } }
 }

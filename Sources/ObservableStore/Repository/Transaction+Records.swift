@@ -103,7 +103,9 @@ extension Transaction {
 
     /// The record whose primary key is `key`, or nil.
     public func fetch<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> R? {
-        let sql = "SELECT \(selection(R.self)) FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+        let sql = StatementTextCache.shared.sql(for: R.self, .fetchByKey, columns: []) {
+            "SELECT \(selection(R.self)) FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+        }
         return try withStatement(sql, [key.databaseValue]) { statement in
             try statement.step() ? decode(R.self, from: statement, table: R.tableName) : nil
         }
