@@ -56,3 +56,25 @@ enum Fixture {
         print("caught up")
     }
 }
+
+extension Fixture {
+    /// Commits forever until killed: each transaction inserts 1 to 5 nodes tagged with the transaction's
+    /// number, and only after `write` returned prints `ack SEQUENCE TAG ROWS` (flushed): an acknowledged commit.
+    static func crashWriter(path: String, full: Bool) throws {
+        var configuration = StoreConfiguration()
+        configuration.synchronous = full ? .full : .normal
+        let store = try Store(path: path, configuration: configuration)
+        var generator = SystemRandomNumberGenerator()
+        var transaction = 0
+        while true {
+            transaction += 1
+            let tag = "\(getpid())-\(transaction)"
+            let rows = Int.random(in: 1...5, using: &generator)
+            try store.write { tx in
+                for row in 0..<rows { try tx.insert(NodeVO(name: "\(tag)/\(row)", x: Double(rows), y: 0)) }
+            }
+            let sequence = try store.lastSequence()
+            FileHandle.standardOutput.write(Data("ack \(sequence) \(tag) \(rows)\n".utf8))
+        }
+    }
+}
