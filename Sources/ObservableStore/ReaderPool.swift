@@ -1,16 +1,22 @@
 import Dispatch
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import StoreSQLite
 
 /// Read-only connections handed out one caller at a time, opened lazily up to `maximum`.
 ///
-/// `@unchecked Sendable`: `idle`, `openCount` and `isClosed` are guarded by `lock`. A `Connection`
+/// `@unchecked Sendable`: `idle`, `inUse` and `isClosed` are guarded by `lock`. A `Connection`
 /// is used by exactly one caller between `take()` and `give(_:)`, so never by two threads at once.
 final class ReaderPool: @unchecked Sendable {
     let maximum: Int
     private let lock = NSLock()
     private let slots: DispatchSemaphore
     private var idle: [Connection] = []
+    /// The connections lent out, by the thread using them.
+    private var inUse: [(thread: pthread_t, connection: Connection)] = []
     private var isClosed = false
     private let open: @Sendable () throws -> Connection
 
@@ -20,12 +26,21 @@ final class ReaderPool: @unchecked Sendable {
         self.open = open
     }
 
-    /// Runs `body` with a reader connection, waiting while all `maximum` are in use.
+    /// Runs `body` with a reader connection, waiting while all `maximum` are in use. A nested call on
+    /// the same thread reuses the connection the outer call holds (it would otherwise wait for itself).
     func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        let thread = pthread_self()
+        if let held = lock.withLock({ inUse.first { pthread_equal($0.thread, thread) != 0 }?.connection }) {
+            return try body(held)
+        }
         slots.wait()
         defer { slots.signal() }
         let connection = try take()
-        defer { give(connection) }
+        lock.withLock { inUse.append((thread, connection)) }
+        defer {
+            lock.withLock { inUse.removeAll { $0.connection === connection } }
+            give(connection)
+        }
         return try body(connection)
     }
 

@@ -47,7 +47,14 @@ final class SerializedWriter: @unchecked Sendable {
         self.writer = writer
         self.queue = DispatchQueue(label: label)
         queue.setSpecific(key: queueKey, value: true)
+        queue.setSpecific(key: SerializedWriter.anyWriterKey, value: true)
     }
+
+    private static let anyWriterKey = DispatchSpecificKey<Bool>()
+
+    /// Whether the caller runs on some store's writer queue (inside a write). Code there must not wait
+    /// for a listener's handler: the handler may be waiting for this writer.
+    static var isOnAnyWriterQueue: Bool { DispatchQueue.getSpecific(key: anyWriterKey) == true }
 
     /// Whether the caller is running on this connection's queue (inside a write).
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == true }

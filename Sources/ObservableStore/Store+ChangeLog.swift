@@ -33,11 +33,23 @@ extension Transaction {
         }
     }
 
-    /// Runs a read-only query with named arguments (`:name` → `arguments["name"]`) and returns every row.
+    /// Runs one statement with named arguments (`:name` → `arguments["name"]`) and returns every row
+    /// it produces (a query's rows, or those of `RETURNING`).
     public func fetchRows(_ sql: String, named arguments: [String: any DatabaseValueConvertible]) throws -> [Row] {
         try checkActive()
-        return try StoreError.wrapping {
-            let statement = try connection.prepare(sql)
+        let statement = try StoreError.wrapping { try connection.prepare(sql) }
+        try inspect(statement)
+        let marker = capture?.mark()
+        do {
+            return try bindAndFetch(statement, named: arguments)
+        } catch {
+            if let marker { capture?.rollback(to: marker) }
+            throw error
+        }
+    }
+
+    private func bindAndFetch(_ statement: Statement, named arguments: [String: any DatabaseValueConvertible]) throws -> [Row] {
+        try StoreError.wrapping {
             for index in 0..<statement.parameterCount {
                 guard let name = statement.parameterName(at: index + 1) else {
                     throw StoreError(.invalidInput, "positional parameter ?\(index + 1) needs a name (:name)")

@@ -194,6 +194,9 @@ public final class Store: Sendable {
         let result: T
         do {
             result = try body(transaction)
+            // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
+            // when the closure caught the error: nothing may be logged or committed then.
+            try transaction.checkActive()
             logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
@@ -236,6 +239,12 @@ public final class Store: Sendable {
     }
 
     static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
+        if kind == .read, connection.isInTransaction {
+            // A read inside a read on the same thread joins the outer one (same snapshot).
+            let transaction = Transaction(connection: connection, kind: .read, capture: nil)
+            defer { transaction.end() }
+            return try body(transaction)
+        }
         // A read on the writer connection (in-memory stores) is made read-only with query_only.
         let readOnWriter = kind == .read && !connection.isReadOnly
         try StoreError.wrapping {

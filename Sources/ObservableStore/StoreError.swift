@@ -116,7 +116,8 @@ extension StoreError {
             case ResultCode.SQLITE_NOTADB: .notAStore
             case ResultCode.SQLITE_CANTOPEN: .cannotOpen
             case ResultCode.SQLITE_FULL: .diskFull
-            case ResultCode.SQLITE_RANGE, ResultCode.SQLITE_MISUSE, ResultCode.SQLITE_TOOBIG: .invalidInput
+            case ResultCode.SQLITE_RANGE, ResultCode.SQLITE_MISUSE, ResultCode.SQLITE_TOOBIG, ResultCode.SQLITE_ERROR: .invalidInput
+            case ResultCode.SQLITE_IOERR: .internal
             default: .sqlite
             }
         self.init(code, error.message, sqliteCode: error.extendedCode, sql: error.sql)

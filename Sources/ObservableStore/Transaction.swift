@@ -54,7 +54,7 @@ public final class Transaction {
 
     /// Refuses transaction control: the store owns BEGIN and COMMIT (use savepoints). Schema changes
     /// are found at commit, by `PRAGMA schema_version`.
-    private func inspect(_ statement: Statement) throws {
+    func inspect(_ statement: Statement) throws {
         guard capture != nil else { return }
         switch statement.leadingKeyword {
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
@@ -85,10 +85,7 @@ public final class Transaction {
         // takes back only that statement's work.
         var marker = capture?.mark()
         do {
-            try connection.executeScript(sql) { statement in
-                try inspect(statement)
-                marker = capture?.mark()
-            }
+            try connection.executeScript(sql, inspect: inspect, completed: { marker = capture?.mark() })
         } catch let error as SQLiteError {
             if let marker { capture?.rollback(to: marker) }
             throw StoreError(error)

@@ -106,9 +106,9 @@ package final class Connection {
     ///
     /// The script's statements need no arguments. On failure the error's `offset` is the byte
     /// offset in `script` of the failing statement (plus SQLite's own offset inside it, when known).
-    /// `inspect` may throw to stop before a statement runs.
+    /// `inspect` may throw to stop before a statement runs; `completed` runs after each statement finished.
     package func executeScript(
-        _ script: String, inspect: (Statement) throws -> Void = { _ in }
+        _ script: String, inspect: (Statement) throws -> Void = { _ in }, completed: () -> Void = {}
     ) throws {
         let bytes = Array(script.utf8CString)
         try bytes.withUnsafeBufferPointer { buffer in
@@ -136,6 +136,7 @@ package final class Connection {
                 } catch {
                     throw error.with(sql: script, offset: start)
                 }
+                completed()
             }
         }
     }

@@ -531,3 +531,15 @@ import Testing
         }
     }
 }
+
+@Suite struct StoreCtlDurationTests {
+    @Test func hugeOrNegativeDurationsAreUsageErrorsNotCrashes() throws {
+        try withTemporaryDirectory { directory in
+            let path = try initStore(in: directory)
+            for value in ["1e20s", "-1s", "infs", "5x"] {
+                let result = try cli(["--db", path, "--busy-timeout", value, "info"])
+                #expect(result.status == 2, "\(value): \(result)")
+            }
+        }
+    }
+}

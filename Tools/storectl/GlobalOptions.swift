@@ -132,11 +132,14 @@ extension Duration {
     /// Parses "5s", "500ms", "2m", "1h" or a plain number of seconds.
     static func parse(_ text: String) -> Duration? {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let value = Double(text.dropLast(suffix.count)), value >= 0 else { return nil }
-            return .milliseconds(Int64(value * scale * 1000))
+        func milliseconds(_ value: Double?, _ scale: Double) -> Duration? {
+            guard let value, value >= 0, let result = Int64(exactly: (value * scale * 1000).rounded()), result < Int64(Int32.max)
+            else { return nil }
+            return .milliseconds(result)
         }
-        guard let seconds = Double(text), seconds >= 0 else { return nil }
-        return .milliseconds(Int64(seconds * 1000))
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            return milliseconds(Double(text.dropLast(suffix.count)), scale)
+        }
+        return milliseconds(Double(text), 1)
     }
 }

@@ -118,7 +118,10 @@ enum ChangePayload {
         oldRowID: Int64, newRowID: Int64
     ) -> [Change] {
         func key(_ values: [DatabaseValue], rowID: Int64) -> [DatabaseValue] {
-            table.primaryKey.isEmpty ? [.integer(rowID)] : table.primaryKey.map { values[$0] }
+            // A row captured before its table was rebuilt in the same transaction may be shorter than the
+            // header's key position: it is then known by its rowid.
+            guard !table.primaryKey.isEmpty, table.primaryKey.allSatisfy({ $0 < values.count }) else { return [.integer(rowID)] }
+            return table.primaryKey.map { values[$0] }
         }
         let oldRow = old.map { Row(columns: columns, values: $0) }
         let newRow = new.map { Row(columns: columns, values: $0) }

@@ -119,10 +119,13 @@ final class DurableListener: @unchecked Sendable {
         if schedule { queue.async { self.pump() } }
     }
 
-    /// Stops delivery; waits for a delivery in progress (unless called from the handler).
+    /// Stops delivery; waits for a delivery in progress, unless called from the handler or from a
+    /// place where waiting could deadlock (see ``Listener/cancel()``).
     func stop() {
         lock.withLock { isStopped = true }
-        if DispatchQueue.getSpecific(key: DurableListener.queueKey) != ObjectIdentifier(self) {
+        if DispatchQueue.getSpecific(key: DurableListener.queueKey) != ObjectIdentifier(self),
+            Listener.mayWaitForHandlers(store?.observation)
+        {
             queue.sync {}
         }
     }
@@ -158,7 +161,9 @@ final class DurableListener: @unchecked Sendable {
                     skipped = nil
                     let acknowledged = LockedValue(false)
                     try deliver(.commit(DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)))
-                    if acknowledged.value { cursor = logged.sequence } else { try acknowledge(logged.sequence, store) }
+                    // Also after acknowledge(in:): that transaction may have rolled back; moving the cursor
+                    // again is harmless (it never moves back).
+                    try acknowledge(logged.sequence, store, alreadyInStore: acknowledged.value)
                 }
                 if let skipped { try acknowledge(skipped, store) }
             }
@@ -182,9 +187,12 @@ final class DurableListener: @unchecked Sendable {
         try handler(event)
     }
 
-    private func acknowledge(_ sequence: Int64, _ store: Store) throws {
+    private func acknowledge(_ sequence: Int64, _ store: Store, alreadyInStore: Bool = false) throws {
         guard sequence > cursor else { return }
-        try store.write { tx in try DurableCursor.advance(name, to: sequence, in: tx) }
+        let stored = try alreadyInStore && store.read { tx in
+            try tx.fetchValue("SELECT cursor_seq >= ? FROM \(DurableCursor.table) WHERE name = ?", [sequence, name]) == .integer(1)
+        }
+        if !stored { try store.write { tx in try DurableCursor.advance(name, to: sequence, in: tx) } }
         cursor = sequence
     }
 }

@@ -114,15 +114,22 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    /// Stops delivery. Waits for a handler call in progress (unless called from that handler).
+    /// Stops delivery. Waits for a handler call in progress, unless called from that handler, from
+    /// inside a write, or while publishing (the handler might be waiting for that very write: waiting
+    /// would deadlock). In those cases the handler may finish the call in progress, and never runs again.
     func cancel() {
         let firstCancel = lock.withLock { () -> Bool in
             defer { isCancelled = true }
             buffer.removeAll()
             return !isCancelled
         }
-        deliveryLock.withLock {}
+        if Listener.mayWaitForHandlers(center) { deliveryLock.withLock {} }
         if firstCancel { onCancel?() }
+    }
+
+    /// Whether the current thread may block until handlers finish.
+    static func mayWaitForHandlers(_ center: ObservationCenter?) -> Bool {
+        !SerializedWriter.isOnAnyWriterQueue && !(center?.isPublishingOnCurrentThread ?? false)
     }
 
     /// Whether ``cancel()`` was called.
@@ -131,8 +138,8 @@ final class Listener: @unchecked Sendable {
 
 /// How a listener is delivered to.
 public struct ListenerOptions: Sendable {
-    /// Deliver synchronously on the writing thread, after COMMIT and before `write` returns.
-    /// The handler must be quick and must not write to the store (that would be a nested write).
+    /// Deliver synchronously on the publishing thread (normally the writer's), after COMMIT and before
+    /// `write` returns. The handler must be quick and must not write to the store (a nested write, refused).
     /// False by default: delivery happens on another thread and never delays the writer.
     public var immediate = false
     /// How many commits may wait for the handler; past that they are replaced by one `.gap` event. 1024 by default.

@@ -20,6 +20,7 @@ final class ObservationCenter: @unchecked Sendable {
     private var queuedListeners: [Listener] = []
     private let dispatchQueue = DispatchQueue(label: "ObservableStore.dispatch")
     private var channels: [WeakChannel] = []
+    private var isClosed = false
     /// Serializes publication (the writer's own commits and the feed's reads of the log).
     private let publishLock = NSLock()
     private var lastPublished: Int64 = 0  // guarded by publishLock
@@ -71,15 +72,18 @@ final class ObservationCenter: @unchecked Sendable {
 
     /// Remembers `channel` so that closing the store ends its sequence.
     func track(_ channel: EventChannel) {
-        lock.withLock {
+        let closed = lock.withLock { () -> Bool in
             channels.removeAll { $0.channel == nil }
-            channels.append(WeakChannel(channel: channel))
+            if !isClosed { channels.append(WeakChannel(channel: channel)) }
+            return isClosed
         }
+        if closed { channel.finish() }
     }
 
     /// Ends every change sequence and removes every listener (the store is closing).
     func closeStreams() {
         let (listeners, open) = lock.withLock { () -> ([Listener], [EventChannel]) in
+            isClosed = true
             defer {
                 byName.removeAll()
                 channels.removeAll()
@@ -128,9 +132,6 @@ final class ObservationCenter: @unchecked Sendable {
         publishLock.withLock { lastPublished = sequence }
     }
 
-    /// The last sequence handed to the listeners.
-    var lastPublishedSequence: Int64 { publishLock.withLock { lastPublished } }
-
     /// Whether the current thread is publishing (delivering to immediate listeners); a write from there
     /// would wait for the publication it is part of.
     var isPublishingOnCurrentThread: Bool {
@@ -154,6 +155,10 @@ final class ObservationCenter: @unchecked Sendable {
                 commits = try ChangeLog.read(after: lastPublished, through: last, limit: 512, on: connection)
             } catch {
                 logger.error("cannot read the change log", metadata: ["error": "\(error)"])
+                if let last, lastPublished < last {
+                    offerToAll(.gap(missed: (lastPublished + 1)...last))
+                    lastPublished = last
+                }
                 return
             }
             if let first = commits.first, first.sequence > lastPublished + 1 {

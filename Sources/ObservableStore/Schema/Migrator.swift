@@ -126,6 +126,9 @@ struct Migrator {
                 throw StoreError.schemaTooNew(db: newest.version, known: set.latestVersion, set: set.name)
             }
             for row in applied {
+                guard row.version >= 1 else {
+                    throw StoreError(.migrationConflict, "the history of set \(set.name) holds version \(row.version), which no file can have")
+                }
                 let migration = set.migrations[row.version - 1]
                 guard migration.checksum == row.checksum else {
                     throw StoreError(
