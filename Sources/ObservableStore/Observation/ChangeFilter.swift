@@ -59,7 +59,8 @@ public struct ChangeFilter: Sendable {
 
     /// The part of `commit` this filter lets through, or nil when nothing matches. A schema change
     /// always goes through (every listener must refresh), with whatever changes matched.
-    func apply(_ commit: Commit) -> Commit? {
+    /// Listeners get exactly this; tools that read the log (`storectl watch`) use it the same way.
+    public func apply(_ commit: Commit) -> Commit? {
         guard matches(origin: commit.origin) else { return nil }
         let changes = commit.changes.filter(matches)
         if changes.isEmpty && !commit.schemaChanged { return nil }

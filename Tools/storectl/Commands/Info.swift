@@ -19,18 +19,16 @@ struct Info: ParsableCommand {
         let state =
             !status.unknown.isEmpty ? "newer than storectl"
             : !status.conflicts.isEmpty ? "history conflict" : status.pending.isEmpty ? "up to date" : "\(status.pending.count) pending"
-        let (tables, records, lastSequence) = try store.read { tx -> (Int, Int64, Int64) in
+        let (tables, records) = try store.read { tx -> (Int, Int64) in
             let names = try TableInfo.userTables(in: tx)
             var total: Int64 = 0
             for name in names {
                 total += try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))").flatMap(Int64.fromDatabaseValue) ?? 0
             }
-            let hasSequence = try tx.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'") == .integer(1)
-            let last =
-                hasSequence
-                ? try tx.fetchValue("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'), 0)") : nil
-            return (names.count, total, last.flatMap(Int64.fromDatabaseValue) ?? 0)
+            return (names.count, total)
         }
+        // Stores older than the change log have no sequence yet.
+        let lastSequence = (try? store.lastSequence()) ?? 0
         let size = (try? FileManager.default.attributesOfItem(atPath: global.path)[.size] as? Int) ?? 0
         global.output.object(
             ["store", "size_bytes", "journal", "schema", "known_schema", "state", "tables", "records", "last_change_seq"],

@@ -43,7 +43,7 @@ struct Watch: ParsableCommand {
                 printer.emit(.gap(missed: (cursor + 1)...(first.sequence - 1)))
             }
             for commit in commits {
-                if let matching = filter.applying(to: commit) { printer.emit(.commit(matching)) } else { printer.skip(commit.sequence) }
+                if let matching = filter.apply(commit) { printer.emit(.commit(matching)) } else { printer.skip(commit.sequence) }
             }
             cursor = last.sequence
         }
@@ -51,17 +51,6 @@ struct Watch: ParsableCommand {
         let deadline = timeout.flatMap(Duration.parse).map { DispatchTime.now() + .milliseconds(Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
         printer.waitUntilDone(deadline: deadline ?? .distantFuture)
         withExtendedLifetime(token) {}
-    }
-}
-
-extension ChangeFilter {
-    /// The part of `commit` this filter keeps, or nil (the library applies the same rule to listeners).
-    func applying(to commit: Commit) -> Commit? {
-        let changes = commit.changes.filter { tables?.contains($0.table) ?? true }
-        guard !changes.isEmpty || commit.schemaChanged else { return nil }
-        return Commit(
-            sequence: commit.sequence, committedAt: commit.committedAt, origin: commit.origin, changes: changes,
-            schemaChanged: commit.schemaChanged)
     }
 }
 
