@@ -175,38 +175,26 @@ public final class Store: Sendable {
 
     private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> T {
         let connection = writer.connection
-        try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
         writer.capture.reset()
-        let changesBefore = connection.totalChanges
-        let schemaAtStart: Int64
-        do {
-            schemaAtStart = try writer.changeLog.currentSchemaVersion(on: connection)
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
         let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture)
         defer {
             transaction.end()
             writer.capture.reset()
         }
-        let logged: LoggedCommit?
-        let result: T
-        do {
-            result = try body(transaction)
+        let (result, logged) = try connection.inTransaction { () -> (T, LoggedCommit?) in
+            let changesBefore = connection.totalChanges
+            let schemaAtStart = try writer.changeLog.currentSchemaVersion(on: connection)
+            let result = try body(transaction)
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
             try transaction.checkActive()
-            logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
+            let logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
                 // still changes, so tell other processes it was the library, not a foreign writer.
                 try ChangeLog.bumpBookkeeping(on: connection)
             }
-            try StoreError.wrapping { try connection.execute("COMMIT") }
-        } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            throw error
+            return (result, logged)
         }
         if let logged {
             observation.publishOwn(logged, on: connection)
@@ -222,48 +210,26 @@ public final class Store: Sendable {
     /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
     /// the commit that triggered it succeeded.
     private func pruneAfterCommit(on connection: Connection) {
+        let transaction = Transaction(connection: connection, kind: .write, capture: nil)
+        defer { transaction.end() }
         do {
-            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
-            let transaction = Transaction(connection: connection, kind: .write, capture: nil)
-            defer { transaction.end() }
-            do {
-                _ = try Store.prune(transaction, policy: configuration.retention)
-                try StoreError.wrapping { try connection.execute("COMMIT") }
-            } catch {
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                throw error
-            }
+            _ = try connection.inTransaction { try Store.prune(transaction, policy: configuration.retention) }
         } catch {
             configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
         }
     }
 
     static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
+        let transaction = Transaction(connection: connection, kind: kind, capture: nil)
+        defer { transaction.end() }
         if kind == .read, connection.isInTransaction {
-            // A read inside a read on the same thread joins the outer one (same snapshot).
-            let transaction = Transaction(connection: connection, kind: .read, capture: nil)
-            defer { transaction.end() }
-            return try body(transaction)
+            return try body(transaction)  // a read inside a read on the same thread joins the outer one
         }
         // A read on the writer connection (in-memory stores) is made read-only with query_only.
         let readOnWriter = kind == .read && !connection.isReadOnly
-        try StoreError.wrapping {
-            if readOnWriter { try connection.execute("PRAGMA query_only = ON") }
-            try connection.execute("BEGIN DEFERRED")
-        }
-        let transaction = Transaction(connection: connection, kind: kind, capture: nil)
-        defer {
-            transaction.end()
-            if readOnWriter { try? connection.execute("PRAGMA query_only = OFF") }
-        }
-        do {
-            let result = try body(transaction)
-            try StoreError.wrapping { try connection.execute("COMMIT") }
-            return result
-        } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            throw error
-        }
+        if readOnWriter { try StoreError.wrapping { try connection.execute("PRAGMA query_only = ON") } }
+        defer { if readOnWriter { try? connection.execute("PRAGMA query_only = OFF") } }
+        return try connection.inTransaction(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") { try body(transaction) }
     }
 
     // MARK: - Opening

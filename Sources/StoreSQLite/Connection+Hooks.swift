@@ -22,8 +22,6 @@ package struct PreupdateChange: ~Copyable {
     /// The rowid after the change (meaningless for WITHOUT ROWID tables and for deletes).
     package let newRowID: Int64
 
-    /// "main", "temp", or an attached database's name.
-    package var databaseName: String { String(cString: databaseNamePointer) }
     /// Whether the change is in the main database.
     package var isMainDatabase: Bool { strcmp(databaseNamePointer, "main") == 0 }
     /// The table's name.
@@ -34,8 +32,6 @@ package struct PreupdateChange: ~Copyable {
     }
     /// The number of columns of the table.
     package var columnCount: Int32 { sqlite3_preupdate_count(connection) }
-    /// 0 for a change made by the statement itself, 1 for a trigger it fired, and so on.
-    package var depth: Int32 { sqlite3_preupdate_depth(connection) }
 
     /// Appends every column's value before the change (UPDATE, DELETE) in ``ValueCodec`` form.
     package func appendOldValues(to bytes: inout [UInt8]) {

@@ -115,3 +115,18 @@ import Testing
         }
     }
 }
+
+@Suite struct TouchedTablesTests {
+    @Test func theLogNamesOnlyTablesWhoseChangesWereKept() throws {
+        try withTemporaryStore { store, _ throws in
+            try store.write { tx in
+                try? tx.savepoint { tx in
+                    try tx.insert(UserInfo(id: "dropped", name: "D"))
+                    throw CancellationError()
+                }
+                try tx.insert(NodeVO(name: "kept", x: 0, y: 0))
+            }
+            #expect(try store.read { try $0.fetchValue("SELECT tables FROM _store_commits") } == .text("nodes"))
+        }
+    }
+}

@@ -51,6 +51,16 @@ final class ChangeCapture {
         if change.operation != .delete { change.appendNewValues(to: &records) }
     }
 
+    /// The tables that still have a change after rollbacks, in first-seen order.
+    var touchedTableNames: [String] {
+        var touched = Set<Int>()
+        for offset in recordOffsets {
+            var reader = ValueReader(records, offset: offset)
+            if let index = try? reader.varint() { touched.insert(Int(index)) }
+        }
+        return tableNames.indices.filter(touched.contains).map { tableNames[$0] }
+    }
+
     /// The current position.
     func mark() -> Marker { Marker(byteCount: records.count, changeCount: changeCount) }
 

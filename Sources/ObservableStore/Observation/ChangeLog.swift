@@ -90,7 +90,7 @@ final class ChangeLog {
                     + "VALUES (?, ?, ?, ?, ?, ?)"
             ).execute([
                 .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null, .integer(Int64(capture.changeCount)),
-                .text(capture.tableNames.joined(separator: ",")), .integer(capture.schemaChanged ? 1 : 0),
+                .text(capture.touchedTableNames.joined(separator: ",")), .integer(capture.schemaChanged ? 1 : 0),
                 .blob(Data(payload)),
             ])
             let sequence = connection.lastInsertRowID

@@ -166,16 +166,7 @@ struct Migrator {
     // MARK: - Writing
 
     private func bootstrap() throws {
-        try StoreError.wrapping {
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                try connection.execute(Migrator.bootstrapSQL)
-                try connection.execute("COMMIT")
-            } catch {
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                throw error
-            }
-        }
+        try connection.inTransaction { try StoreError.wrapping { try connection.execute(Migrator.bootstrapSQL) } }
     }
 
     private func backup(path: String, before first: (MigrationSet, Migration)) throws {
@@ -197,31 +188,19 @@ struct Migrator {
         try StoreError.wrapping { try connection.execute("PRAGMA foreign_keys = OFF") }
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         if migration.runsInTransaction {
-            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
-            do {
-                guard try !isApplied(migration, of: set) else {
-                    try StoreError.wrapping { try connection.execute("ROLLBACK") }
-                    return false
-                }
+            let applied = try connection.inTransaction { () -> Bool in
+                // Another process may have applied it while this one waited for the lock or the transaction.
+                guard try !isApplied(migration, of: set) else { return false }
                 try run(migration, of: set, allow: Migrator.isAllowedInTransaction)
                 try checkForeignKeys(migration, of: set)
                 try record(migration, of: set, started: started)
-                try StoreError.wrapping { try connection.execute("COMMIT") }
-            } catch {
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                throw error
+                return true
             }
+            guard applied else { return false }
         } else {
             guard try !isApplied(migration, of: set) else { return false }
             try run(migration, of: set, allow: Migrator.isAllowedWithoutTransaction)
-            try StoreError.wrapping { try connection.execute("BEGIN IMMEDIATE") }
-            do {
-                try record(migration, of: set, started: started)
-                try StoreError.wrapping { try connection.execute("COMMIT") }
-            } catch {
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                throw error
-            }
+            try connection.inTransaction { try record(migration, of: set, started: started) }
         }
         configuration.logger.info(
             "applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
