@@ -6,6 +6,7 @@ import ObservableStore
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show, apply, rehearse, verify and repair migrations.",
+        discussion: "Example:\n  storectl migrate status --exit-code || storectl migrate up",
         subcommands: [Status.self, Up.self, Plan.self, Verify.self, Repair.self, Hash.self])
 
     /// `migrate status [--exit-code]`.
