@@ -48,6 +48,7 @@ import Testing
                     .flatMap(Int64.fromDatabaseValue) ?? 0
             }
             #expect(acknowledgedCount > cycles, "the writer should commit several times per cycle")
+            print("crash harness: \(cycles) SIGKILL cycles, \(acknowledgedCount) acknowledged commits verified, synchronous=\(full ? "FULL" : "NORMAL")")
         }
     }
 
