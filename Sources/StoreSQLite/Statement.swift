@@ -13,6 +13,8 @@ package final class Statement {
     private var isFinalized = false
     private var storedSQL: String?
     private var columnIndexes: [String: Int32]?
+    private var orderedColumnNames: [String?] = []
+    private var nextColumnHint = 0
     private var storedKeyword: String?
 
     init(handle: OpaquePointer, connection: OpaquePointer, sql: String?) {
@@ -177,15 +179,39 @@ package final class Statement {
     }
 
     /// The index of the result column called `name`, or nil. The first column of that name wins.
+    ///
+    /// Records usually ask for their columns in result order, so the column after the last one found is
+    /// tried first (one string comparison), before the dictionary.
     package func columnIndex(named name: String) -> Int32? {
         if columnIndexes == nil {
             var indexes: [String: Int32] = [:]
-            for index in 0..<columnCount where indexes[columnName(at: index)] == nil {
-                indexes[columnName(at: index)] = index
+            var names: [String?] = []
+            for index in 0..<columnCount {
+                let columnName = columnName(at: index)
+                // Only a name's first column can be found by the hint ("the first column of that name wins").
+                names.append(indexes[columnName] == nil ? columnName : nil)
+                if indexes[columnName] == nil { indexes[columnName] = index }
             }
             columnIndexes = indexes
+            orderedColumnNames = names
         }
-        return columnIndexes?[name]
+        if !orderedColumnNames.isEmpty {
+            let hint = nextColumnHint < orderedColumnNames.count ? nextColumnHint : 0
+            if orderedColumnNames[hint] == name {
+                nextColumnHint = hint + 1
+                return Int32(hint)
+            }
+        }
+        guard let index = columnIndexes?[name] else { return nil }
+        nextColumnHint = Int(index) + 1
+        return index
+    }
+
+    /// Calls `body` with the current row's column `index` as UTF-8 bytes, without making a String.
+    package func withText<R>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let pointer = sqlite3_column_text(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return body(UnsafeBufferPointer(start: pointer, count: count))
     }
 
     /// The storage class of the current row's column `index`.

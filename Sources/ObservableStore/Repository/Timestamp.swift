@@ -55,7 +55,8 @@ enum Timestamp {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// Parses UTF-8 bytes (see ``parse(_:)``).
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int64? {
             guard index + count <= bytes.count else { return nil }
