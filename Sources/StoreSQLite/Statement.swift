@@ -183,7 +183,8 @@ package final class Statement {
     /// Records usually ask for their columns in result order, so the column after the last one found is
     /// tried first (one string comparison), before the dictionary.
     package func columnIndex(named name: String) -> Int32? {
-        if columnIndexes == nil {
+        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns.
+        if columnIndexes == nil || orderedColumnNames.count != Int(columnCount) {
             var indexes: [String: Int32] = [:]
             var names: [String?] = []
             for index in 0..<columnCount {

@@ -130,3 +130,17 @@ import Testing
         }
     }
 }
+
+@Suite struct ReprepareTests {
+    @Test func aCachedSelectStarSeesColumnsAddedLater() throws {
+        try withTemporaryStore { store, _ throws in
+            struct Wide: Decodable { var name: String; var extra: Int? }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
+            let before = try store.read { try $0.fetchAll(Wide.self, sql: "SELECT * FROM nodes") }
+            #expect(before.first?.extra == nil)
+            try store.write { try $0.execute("ALTER TABLE nodes ADD COLUMN extra INTEGER DEFAULT 7") }
+            let after = try store.read { try $0.fetchAll(Wide.self, sql: "SELECT * FROM nodes") }
+            #expect(after.first?.extra == 7)
+        }
+    }
+}
