@@ -388,3 +388,30 @@ func number(_ value: Any?) -> Double? {
     if let int = value as? Int { return Double(int) }
     return nil
 }
+
+/// Holds a store's write lock on another thread, from `init` until `release()`: what a busy writer looks like.
+final class WriteLockHolder: Sendable {
+    struct NotLocked: Error {}
+
+    private let releaseSignal = DispatchSemaphore(value: 0)
+    private let job: ThreadJob<Bool>
+
+    /// Waits (at most 30 s) until the lock is held; throws when it cannot be taken.
+    init(_ store: Store) throws {
+        let locked = DispatchSemaphore(value: 0)
+        let releaseSignal = self.releaseSignal
+        job = ThreadJob { () -> Bool in
+            (try? store.write { _ -> Void in
+                locked.signal()
+                releaseSignal.wait()
+            }) != nil
+        }
+        guard locked.wait(timeout: .now() + 30) == .success else { throw NotLocked() }
+    }
+
+    /// Lets the holding write commit.
+    func release() { releaseSignal.signal() }
+
+    /// Waits for the holding write to end; whether it committed.
+    func finished() -> Bool { job.wait() }
+}

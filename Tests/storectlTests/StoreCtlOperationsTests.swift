@@ -255,19 +255,11 @@ import Testing
             let path = try initStore(in: directory)
             let store = try Store(path: path)
             defer { store.close() }
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = ThreadJob { () -> Bool in
-                (try? store.write { _ -> Void in
-                    locked.signal()
-                    release.wait()
-                }) != nil
-            }
+            let holder = try WriteLockHolder(store)
             defer {
-                release.signal()
-                _ = holder.wait()
+                holder.release()
+                _ = holder.finished()
             }
-            try #require(locked.wait(timeout: .now() + 30) == .success, "the test could not take the write lock")
             let started = Date()
             let result = try cli(["--db", path, "--busy-timeout", "200ms", "insert", "nodes", #"{"name":"n","x":1,"y":2}"#])
             let elapsed = Date().timeIntervalSince(started)
@@ -282,25 +274,17 @@ import Testing
             let path = try initStore(in: directory)
             let store = try Store(path: path)
             defer { store.close() }
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = ThreadJob { () -> Bool in
-                (try? store.write { _ -> Void in
-                    locked.signal()
-                    release.wait()
-                }) != nil
-            }
-            defer { release.signal() }  // also when a check below fails
-            try #require(locked.wait(timeout: .now() + 30) == .success, "the test could not take the write lock")
+            let holder = try WriteLockHolder(store)
+            defer { holder.release() }  // also when a check below fails
             // Held for 0.5 s, well inside a 10 s busy timeout: storectl waits, then writes.
             let releaser = ThreadJob { () -> Bool in
                 Thread.sleep(forTimeInterval: 0.5)
-                release.signal()
+                holder.release()
                 return true
             }
             let result = try cli(["--db", path, "--busy-timeout", "10s", "insert", "nodes", #"{"name":"n","x":1,"y":2}"#])
             _ = releaser.wait()
-            #expect(holder.wait())
+            #expect(holder.finished())
             expectSuccess(result)
             #expect(try store.repository(NodeVO.self).count() == 1)
         }
