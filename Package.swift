@@ -31,10 +31,16 @@ let package = Package(
             ]
         ),
         .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),
+        // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
+        .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
+        .executableTarget(name: "storectl", dependencies: ["StoreCtlCore"], path: "Tools/storectl"),
+        // libFuzzer harnesses of storectl's input parsers (docs/RELIABILITY.md); a replay tool in normal builds.
+        .target(name: "FuzzerDriver", path: "Tools/FuzzerDriver"),
         .executableTarget(
-            name: "storectl",
-            dependencies: ["ObservableStore", argumentParser],
-            path: "Tools/storectl"
+            name: "store-fuzz",
+            dependencies: ["StoreCtlCore", "FuzzerDriver"],
+            path: "Tools/store-fuzz",
+            exclude: ["Corpus", "Regressions"]
         ),
         // A small program the tests start as a separate process (migrations racing, crashes).
         .executableTarget(name: "store-fixture", dependencies: ["ObservableStore"], path: "Tools/store-fixture"),
@@ -44,7 +50,10 @@ let package = Package(
             name: "ObservableStoreTests",
             dependencies: ["ObservableStore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl"]
         ),
-        .testTarget(name: "storectlTests", dependencies: ["ObservableStore", "StoreTestSupport", "storectl", "store-fixture"]),
+        .testTarget(
+            name: "storectlTests",
+            dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]
+        ),
     ]
 )
 

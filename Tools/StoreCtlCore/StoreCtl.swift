@@ -3,7 +3,6 @@ import Foundation
 import ObservableStore
 
 /// `storectl`: inspect and change an ObservableStore file from the shell.
-@main
 struct StoreCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storectl",

@@ -21,6 +21,18 @@ indirect enum JSONValue: Equatable {
         default: false
         }
     }
+
+    /// Compact JSON text of the value (how a nested value is stored in a TEXT column).
+    var compactText: String {
+        switch self {
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let text): text
+        case .string(let text): JSONText.string(text)
+        case .array(let items): "[" + items.map(\.compactText).joined(separator: ",") + "]"
+        case .object(let members): "{" + members.map { JSONText.string($0.0) + ":" + $0.1.compactText }.joined(separator: ",") + "}"
+        }
+    }
 }
 
 /// A strict JSON parser (RFC 8259) that reports where input goes wrong: line and column, 1-based.

@@ -25,15 +25,7 @@ struct Update: ParsableCommand {
         defer { store.close() }
         let changed = try store.write(origin: "storectl") { tx -> Int in
             let info = try TableInfo.load(table, in: tx)
-            var columns: [String] = []
-            var values: [DatabaseValue] = []
-            for assignment in assignments {
-                let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(parts[0])
-                guard let column = info.column(named: name) else { throw CLIError.usage("--set: no column \(name) in \(table)") }
-                columns.append(name)
-                values.append(try ValueText.parse(String(parts.count > 1 ? parts[1] : ""), for: column, table: table))
-            }
+            let (columns, values) = try Update.parse(assignments, for: info)
             let keyColumn = try info.keyColumn()
             let sql = "UPDATE \(TableInfo.quote(table)) SET " + columns.map { "\(TableInfo.quote($0)) = ?" }.joined(separator: ", ")
                 + " WHERE \(TableInfo.quote(keyColumn.name)) = ?"
@@ -41,5 +33,21 @@ struct Update: ParsableCommand {
         }
         guard changed > 0 else { throw StoreError.recordNotFound(table: table, key: key) }
         global.say("updated \(changed) record\(changed == 1 ? "" : "s")")
+    }
+
+    /// `COL=VALUE` assignments as columns of `info` and values of their types.
+    static func parse(_ assignments: [String], for info: TableInfo) throws -> (columns: [String], values: [DatabaseValue]) {
+        var columns: [String] = []
+        var values: [DatabaseValue] = []
+        for assignment in assignments {
+            let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard parts.count == 2, !name.isEmpty else { throw CLIError.usage("--set '\(assignment)': expected COL=VALUE") }
+            guard let column = info.column(named: name) else { throw CLIError.usage("--set: no column \(name) in \(info.name)") }
+            guard !columns.contains(name) else { throw CLIError.usage("--set: column \(name) is set twice") }
+            columns.append(name)
+            values.append(try ValueText.parse(String(parts[1]), for: column, table: info.name))
+        }
+        return (columns, values)
     }
 }

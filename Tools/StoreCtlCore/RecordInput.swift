@@ -20,32 +20,56 @@ struct RecordInput {
 
     /// Reads `argument` ("-" for stdin, a JSON text, or a file path) in `format` (guessed when nil).
     static func read(_ argument: String, format: Format?, table: TableInfo) throws -> RecordInput {
-        let (source, text): (String, String)
+        let (source, data): (String, Data)
         let trimmed = argument.drop { $0.isWhitespace }
         if argument == "-" {
             source = "stdin"
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            data = FileHandle.standardInput.readDataToEndOfFile()
         } else if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") {
             source = "argument"
-            text = argument
+            data = Data(argument.utf8)
         } else {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
                 throw StoreError(.notFound, "input file \(argument) not found")
             }
-            guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: argument) else {
+            guard !isDirectory.boolValue, let contents = FileManager.default.contents(atPath: argument) else {
                 throw CLIError.usage("\(argument) is not a readable file")
             }
             source = argument
-            text = String(decoding: data, as: UTF8.self)
+            data = contents
         }
-        let chosen = format ?? guess(argument: argument, text: text)
+        return try parse(data, source: source, format: format, formatHint: argument, table: table)
+    }
+
+    /// Parses `data` (UTF-8 text from `source`) in `format`, guessed from `formatHint` (a file name) and the
+    /// text when nil. Invalid UTF-8 is refused, naming its line: storing U+FFFD instead would change the data.
+    static func parse(_ data: Data, source: String, format: Format?, formatHint: String = "", table: TableInfo) throws
+        -> RecordInput
+    {
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw invalid(source, lineOfFirstInvalidUTF8(data), "the input is not valid UTF-8")
+        }
+        let chosen = format ?? guess(argument: formatHint, text: text)
         let records: [Record]
         switch chosen {
         case .csv: records = try csv(text, source: source, table: table)
         case .json, .ndjson: records = try json(text, source: source, format: chosen, table: table)
         }
         return RecordInput(source: source, records: records)
+    }
+
+    /// The 1-based line holding the first byte that does not start a valid UTF-8 sequence.
+    private static func lineOfFirstInvalidUTF8(_ data: Data) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var line = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): if scalar.count == 1, scalar.first == 0x0A { line += 1 }
+            case .emptyInput, .error: return line
+            }
+        }
     }
 
     private static func guess(argument: String, text: String) -> Format {
@@ -146,21 +170,9 @@ struct RecordInput {
                 let data = Data(base64Encoded: encoded)
             else { throw wrong("an object (BLOB values are {\"$base64\":\"…\"})") }
             return .blob(data)
-        case (.object, "TEXT"), (.array, "TEXT"): return .text(render(value))
+        case (.object, "TEXT"), (.array, "TEXT"): return .text(value.compactText)
         case (.object, _): throw wrong("an object")
         case (.array, _): throw wrong("an array")
-        }
-    }
-
-    /// Compact JSON text of a nested value (stored in a TEXT column).
-    private static func render(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool(let flag): flag ? "true" : "false"
-        case .number(let text): text
-        case .string(let text): JSONText.string(text)
-        case .array(let items): "[" + items.map(render).joined(separator: ",") + "]"
-        case .object(let members): "{" + members.map { JSONText.string($0.0) + ":" + render($0.1) }.joined(separator: ",") + "}"
         }
     }
 
