@@ -55,6 +55,9 @@ public final class Store: Sendable {
         if !inMemory, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError(.cannotOpen, "\(path) is a directory, not a store file")
         }
+        if !inMemory, !configuration.createIfMissing, Store.fileSize(path) == 0 {
+            throw StoreError(.notAStore, "\(path) is an empty file, not a store")
+        }
         let timeout = configuration.busyTimeoutMilliseconds
         let connection = try StoreError.wrapping {
             try Connection(path: path, mode: .readWrite(create: configuration.createIfMissing), busyTimeoutMilliseconds: timeout)
@@ -65,6 +68,16 @@ public final class Store: Sendable {
                 connection: connection, path: inMemory ? nil : path,
                 sets: [MigrationSet.store] + configuration.migrationSets, configuration: configuration)
             try migrator.open(policy: configuration.migrationPolicy)
+        } catch let error as StoreError where [.cannotOpen, .readOnly].contains(error.code) && !inMemory {
+            connection.close()
+            let directory = (path as NSString).deletingLastPathComponent
+            guard Store.canCreateFiles(in: directory.isEmpty ? "." : directory) else {
+                throw StoreError(
+                    .readOnly,
+                    "directory \(directory.isEmpty ? "." : directory) is not writable: a store needs to create its -wal "
+                        + "and -shm files next to \((path as NSString).lastPathComponent)", sqliteCode: error.sqliteCode)
+            }
+            throw error
         } catch {
             connection.close()
             throw error
@@ -241,6 +254,19 @@ public final class Store: Sendable {
                 "the linked SQLite \(Connection.libraryVersion) was built without \(option), which change capture "
                     + "needs; use a libsqlite3 built with SQLITE_\(option) (Debian's and Ubuntu's are)")
         }
+    }
+
+    /// The size of the file at `path`, nil when it cannot be read.
+    private static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    }
+
+    /// True if a file can really be created in `directory` (`access(2)` says yes to root even when it cannot).
+    private static func canCreateFiles(in directory: String) -> Bool {
+        let probe = directory + "/.observable-store-probe-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: probe, contents: nil) else { return false }
+        try? FileManager.default.removeItem(atPath: probe)
+        return true
     }
 
     private static func configureWriter(_ connection: Connection, _ configuration: StoreConfiguration, inMemory: Bool) throws {

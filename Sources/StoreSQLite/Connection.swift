@@ -187,7 +187,7 @@ package final class Connection {
         let offset = Int(sqlite3_error_offset(handle))
         return SQLiteError(
             extendedCode: extended == 0 ? code : extended, message: message, sql: sql,
-            offset: offset >= 0 ? offset : nil)
+            offset: offset >= 0 ? offset : nil, systemErrno: sqlite3_system_errno(handle))
     }
 
     /// The first byte at or after `cursor` that is not white space or inside an SQL comment.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An error returned by the SQLite C API: its extended result code, its message, and the SQL that failed.
 ///
 /// Bound values never appear here: messages may end up in logs.
@@ -12,12 +18,21 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package let sql: String?
     /// The byte offset in `sql` that SQLite blames (`sqlite3_error_offset`), when it knows one.
     package let offset: Int?
+    /// The operating system's error number behind an I/O error (`sqlite3_system_errno`), 0 when none.
+    package let systemErrno: Int32
 
-    package init(extendedCode: Int32, message: String, sql: String? = nil, offset: Int? = nil) {
+    package init(extendedCode: Int32, message: String, sql: String? = nil, offset: Int? = nil, systemErrno: Int32 = 0) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.offset = offset
+        self.systemErrno = systemErrno
+    }
+
+    /// True for an I/O error caused by a full disk, a file-size limit (`ulimit -f`) or a full quota.
+    package var isOutOfSpace: Bool {
+        primaryCode == ResultCode.SQLITE_FULL
+            || (primaryCode == ResultCode.SQLITE_IOERR && [ENOSPC, EFBIG, EDQUOT].contains(systemErrno))
     }
 
     /// The primary result code, e.g. 19 (`SQLITE_CONSTRAINT`).
@@ -31,7 +46,8 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// This error with another SQL text attached.
     package func with(sql: String?, offset: Int? = nil) -> SQLiteError {
-        SQLiteError(extendedCode: extendedCode, message: message, sql: sql, offset: offset ?? self.offset)
+        SQLiteError(
+            extendedCode: extendedCode, message: message, sql: sql, offset: offset ?? self.offset, systemErrno: systemErrno)
     }
 }
 

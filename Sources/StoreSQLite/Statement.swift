@@ -279,6 +279,6 @@ package final class Statement {
         let extended = sqlite3_extended_errcode(connection)
         return SQLiteError(
             extendedCode: extended == 0 ? code : extended,
-            message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+            message: String(cString: sqlite3_errmsg(connection)), sql: sql, systemErrno: sqlite3_system_errno(connection))
     }
 }

@@ -66,7 +66,12 @@ struct GlobalOptions: ParsableArguments {
         configuration.migrationPolicy = policy
         configuration.busyTimeout = busyTimeoutDuration
         configuration.applicationName = "storectl \(Store.libraryVersion)"
-        let store = try Store(path: path, configuration: configuration)
+        let store: Store
+        do {
+            store = try Store(path: path, configuration: configuration)
+        } catch let error as StoreError where error.code == .notAStore {
+            throw StoreError(.notAStore, "\(path) is not a storectl store: \(error.message)", sqliteCode: error.sqliteCode)
+        }
         do {
             try checkIsStore(store)
             if case .current(let migrate) = need {

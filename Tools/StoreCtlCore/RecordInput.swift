@@ -92,11 +92,12 @@ struct RecordInput {
     private static func json(_ text: String, source: String, format: Format, table: TableInfo) throws -> [Record] {
         var objects: [(line: Int, value: JSONValue)] = []
         if format == .ndjson {
-            for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let content = line.hasSuffix("\r") ? line.dropLast() : line
+            // Split at LF scalars: in a String, CR LF is one Character, which a Character split would miss.
+            for (offset, line) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let content = String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line))
                 guard !content.allSatisfy(\.isWhitespace) else { continue }
                 do {
-                    objects.append((offset + 1, try JSONParser.parse(String(content), firstLine: offset + 1)))
+                    objects.append((offset + 1, try JSONParser.parse(content, firstLine: offset + 1)))
                 } catch {
                     throw invalid(source, offset + 1, "\(error.message) at column \(error.column)")
                 }
@@ -185,6 +186,9 @@ struct RecordInput {
                 throw invalid(source, header.line, "unknown column '\(name)' in \(table.name)")
             }
             return column
+        }
+        if let repeated = header.fields.enumerated().first(where: { header.fields[..<$0.offset].contains($0.element) }) {
+            throw invalid(source, header.line, "column '\(repeated.element)' appears twice")
         }
         return try rows.map { row in
             guard row.fields.count == columns.count else {

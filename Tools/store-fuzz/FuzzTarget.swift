@@ -60,8 +60,12 @@ enum FuzzTarget: String, CaseIterable {
         try store.read { tx in
             let clause = try InputParsing.whereClause(expression, parameters: parameters, table: "nodes", in: tx)
             precondition(clause.sql.contains(expression), "where: the clause lost the expression")
-            // Running it may fail (a runtime error is fine); it must never write.
-            _ = try? tx.fetchRows("SELECT count(*) FROM nodes" + clause.sql, named: clause.values)
+            // Running it may fail (a runtime error is fine); it must never write, and it must not swallow what
+            // storectl appends after it (a comment or a stray ')' would).
+            let rows = try? tx.fetchRows("SELECT count(*) FROM nodes" + clause.sql + " AND 0", named: clause.values)
+            if let count = rows?.first?[0] {
+                precondition(count == .integer(0), "where: '\(expression)' swallowed the SQL after it")
+            }
         }
     }
 
