@@ -43,7 +43,9 @@ let package = Package(
             exclude: ["Corpus", "Regressions"]
         ),
         // A small program the tests start as a separate process (migrations racing, crashes).
-        .executableTarget(name: "store-fixture", dependencies: ["ObservableStore"], path: "Tools/store-fixture"),
+        .executableTarget(name: "store-fixture", dependencies: ["ObservableStore", "PowerLossVFS"], path: "Tools/store-fixture"),
+        // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
+        .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["StoreSQLite", "StoreTestSupport"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import ObservableStore
+import PowerLossVFS
 
 /// The jobs tests run in child processes.
 enum Fixture {
@@ -60,11 +61,19 @@ enum Fixture {
 extension Fixture {
     /// Commits forever until killed: each transaction inserts 1 to 5 nodes tagged with the transaction's
     /// number, and only after `write` returned prints `ack SEQUENCE TAG ROWS` (flushed): an acknowledged commit.
-    static func crashWriter(path: String, full: Bool) throws {
+    static func crashWriter(path: String, full: Bool, powerLoss: Bool) throws {
+        if powerLoss {
+            let code = powerloss_vfs_register()
+            guard code == 0 else { throw StoreError(.internal, "cannot register the power-loss VFS: SQLite error \(code)") }
+        }
         var configuration = StoreConfiguration()
         configuration.synchronous = full ? .full : .normal
         let store = try Store(path: path, configuration: configuration)
         var generator = SystemRandomNumberGenerator()
+        if powerLoss {
+            // Frequent checkpoints (each one syncs the WAL) make some commits durable under NORMAL too.
+            try store.write { try $0.execute("PRAGMA wal_autocheckpoint = \(Int.random(in: 5...50, using: &generator))") }
+        }
         var transaction = 0
         while true {
             transaction += 1

@@ -7,7 +7,9 @@
 //                                                        durable listener NAME: append each delivered sequence to OUT
 //                                                        (transactional: record it in table `consumed` and acknowledge
 //                                                        in the same transaction); exits once it is caught up and idle
-//   store-fixture crash-writer DB [full]                 commit tagged transactions until killed, printing `ack SEQ TAG ROWS`
+//   store-fixture crash-writer DB [full] [power-loss]    commit tagged transactions until killed, printing `ack SEQ TAG ROWS`
+//                                                        (power-loss: through the PowerLossVFS shim, so that a kill
+//                                                        loses every write that was not synced, as a power cut does)
 //   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
@@ -52,7 +54,8 @@ do {
             path: arguments[1], name: arguments[2], output: arguments[3], transactional: arguments.dropFirst(4).contains("transactional"),
             delayMilliseconds: arguments.count > 4 ? Int(arguments.last!) ?? 0 : 0)
     case "crash-writer" where arguments.count >= 2:
-        try Fixture.crashWriter(path: arguments[1], full: arguments.dropFirst(2).contains("full"))
+        try Fixture.crashWriter(
+            path: arguments[1], full: arguments.dropFirst(2).contains("full"), powerLoss: arguments.dropFirst(2).contains("power-loss"))
     case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,
