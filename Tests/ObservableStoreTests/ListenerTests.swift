@@ -432,4 +432,5 @@ final class LockedCounter: @unchecked Sendable {
     private var current = -1
     var value: Int { lock.withLock { current } }
     func set(_ value: Int) { lock.withLock { current = value } }
+    func increment() { lock.withLock { current += 1 } }
 }
