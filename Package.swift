@@ -28,6 +28,7 @@ let package = Package(
                 .embedInCode("0002_create_user_info.sql"),
                 .embedInCode("0003_create_change_log.sql"),
                 .embedInCode("0004_create_store_meta.sql"),
+                .embedInCode("0005_change_log_without_autoincrement.sql"),
             ]
         ),
         .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),

@@ -10,5 +10,9 @@ package enum BundledMigrations {
         ("0002_create_user_info", String(decoding: PackageResources._002_create_user_info_sql, as: UTF8.self)),
         ("0003_create_change_log", String(decoding: PackageResources._003_create_change_log_sql, as: UTF8.self)),
         ("0004_create_store_meta", String(decoding: PackageResources._004_create_store_meta_sql, as: UTF8.self)),
+        (
+            "0005_change_log_without_autoincrement",
+            String(decoding: PackageResources._005_change_log_without_autoincrement_sql, as: UTF8.self)
+        ),
     ]
 }

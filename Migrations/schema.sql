@@ -1,5 +1,5 @@
-CREATE TABLE _store_commits (
-  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+CREATE TABLE "_store_commits" (
+  seq             INTEGER PRIMARY KEY,
   committed_at    TEXT    NOT NULL,
   origin          TEXT,
   change_count    INTEGER NOT NULL,

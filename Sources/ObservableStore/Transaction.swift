@@ -149,14 +149,23 @@ public final class Transaction {
 
     func decodeAll<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> [T] {
         var results: [T] = []
+        let readable = T.self as? any RowDecodable.Type
         while try statement.step() {
-            results.append(try decode(type, from: statement, table: table))
+            results.append(try decode(type, from: statement, table: table, readable: readable))
         }
         return results
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
+    /// Decodes the current row: with ``RowDecodable`` when `readable` (the type, cast once by the caller), else
+    /// with `Decodable`.
+    func decode<T: Decodable>(
+        _ type: T.Type, from statement: Statement, table: String?, readable: (any RowDecodable.Type)? = nil
+    ) throws -> T {
         do {
+            if let readable = readable ?? (T.self as? any RowDecodable.Type) {
+                // The cast succeeds: `readable` is T's own metatype.
+                return try readable.init(row: RowReader(statement: statement)) as! T
+            }
             return try RowDecoder.decode(type, from: statement)
         } catch let error as DecodingError {
             throw StoreError(.invalidInput, "cannot decode \(T.self)\(table.map { " from \($0)" } ?? ""): \(error.summary)")

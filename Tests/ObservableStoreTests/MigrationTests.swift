@@ -83,6 +83,51 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         }
     }
 
+    /// 0005 drops AUTOINCREMENT from the change log: kept records stay, and sequences go on from the last one
+    /// ever assigned, even when the old rule had pruned the log empty.
+    @Test(arguments: [false, true])
+    func migration0005KeepsTheLogAndNeverReusesASequence(prunedEmpty: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("log.sqlite").path
+            try StoreMigrator.migrate(path: path, upTo: 4)
+            do {
+                let store = try Store(path: path, configuration: configuration(policy: .none))
+                defer { store.close() }
+                for index in 1...3 { try store.write { try $0.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) } }
+                #expect(try store.read { try $0.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'") } == .integer(3))
+                if prunedEmpty { try store.write { try $0.execute("DELETE FROM _store_commits") } }
+            }
+            let store = try Store(path: path)  // migrates to 5
+            defer { store.close() }
+            #expect(try store.schemaVersion() == 5)
+            #expect(try store.read { try $0.fetchValue("SELECT sql LIKE '%AUTOINCREMENT%' FROM sqlite_master WHERE name = '_store_commits'") } == .integer(0))
+            #expect(try store.lastSequence() == 3)
+            let kept = try store.read { try $0.fetchRows("SELECT seq, change_count FROM _store_commits ORDER BY seq") }
+            #expect(kept.map { $0["seq"] } == (prunedEmpty ? [.integer(3)] : [.integer(1), .integer(2), .integer(3)]))
+            if prunedEmpty {
+                // The placeholder is an empty commit; a listener reading from the start sees no change in it.
+                #expect(kept.first?["change_count"] == .integer(0))
+                let commits = try store.commits(after: 0)
+                #expect(commits.map(\.sequence) == [3] && commits.allSatisfy { $0.changes.isEmpty })
+            }
+            try store.write { try $0.insert(NodeVO(name: "after", x: 0, y: 0)) }
+            #expect(try store.lastSequence() == 4)
+        }
+    }
+
+    /// Pruning never removes the newest commit record: the next sequence is computed from it.
+    @Test func pruningKeepsTheNewestCommitSoSequencesNeverRepeat() throws {
+        var configuration = StoreConfiguration()
+        configuration.retention = RetentionPolicy(maximumCommits: 0, maximumAge: nil, hardCapCommits: 0)
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            for index in 1...5 { try store.write { try $0.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) } }
+            try store.pruneChangeLog()
+            #expect(try store.read { try $0.fetchValue("SELECT group_concat(seq) FROM _store_commits") } == .text("5"))
+            try store.write { try $0.insert(NodeVO(name: "next", x: 0, y: 0)) }
+            #expect(try store.lastSequence() == 6)
+        }
+    }
+
     @Test func stepByStepMigrationsKeepTheDataOfEachVersion() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("steps.sqlite").path

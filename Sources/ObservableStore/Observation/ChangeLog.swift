@@ -166,7 +166,7 @@ final class ChangeLog {
     static func position(on connection: Connection) throws -> LogPosition {
         try StoreError.wrapping {
             let statement = try connection.cachedStatement(
-                "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = '\(commitsTable)'), "
+                "SELECT (SELECT coalesce(max(seq), 0) FROM \(commitsTable)), "
                     + "(SELECT coalesce(min(seq), 0) FROM \(commitsTable)), "
                     + "(SELECT coalesce(max(value), 0) FROM _store_meta WHERE key = 'bookkeeping')")
             defer { statement.reset() }
@@ -192,9 +192,8 @@ final class ChangeLog {
     }
 
     /// The highest sequence ever assigned (0 before the first commit), read in `transaction`'s snapshot.
-    /// `sqlite_sequence` keeps it even after old commit records are pruned.
+    /// Pruning always keeps the newest commit record, so it is the log's largest `seq`.
     static func lastSequence(_ transaction: Transaction) throws -> Int64 {
-        try transaction.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = ?", [commitsTable])
-            .flatMap(Int64.fromDatabaseValue) ?? 0
+        try transaction.fetchValue("SELECT coalesce(max(seq), 0) FROM \(commitsTable)").flatMap(Int64.fromDatabaseValue) ?? 0
     }
 }

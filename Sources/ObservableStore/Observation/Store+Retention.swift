@@ -32,6 +32,8 @@ extension Store {
             bound = min(bound, slowest)
         }
         if let hardCap = policy.hardCapCommits { bound = max(bound, last - Int64(hardCap)) }
+        // The newest record always stays: the next sequence is max(seq) + 1, and must never repeat one.
+        bound = min(bound, last - 1)
         guard bound > 0 else { return 0 }
         let deleted = try transaction.execute("DELETE FROM \(ChangeLog.commitsTable) WHERE seq <= ?", [bound])
         if deleted > 0 { try ChangeLog.bumpBookkeeping(on: transaction.connection) }

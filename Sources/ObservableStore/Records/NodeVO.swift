@@ -62,6 +62,21 @@ public struct NodeVO: Record, Equatable, Hashable {
     }
 }
 
+extension NodeVO: RowDecodable {
+    /// Reads a node from a fetched row (the fast path; `Decodable` reads the same columns the same way).
+    public init(row: RowReader) throws {
+        id = try row.decodeIfPresent(Int64.self, "id")
+        name = try row.decode(String.self, "name")
+        x = try row.decode(Double.self, "x")
+        y = try row.decode(Double.self, "y")
+        color = try row.decode(String.self, "color")
+        width = try row.decode(Double.self, "width")
+        height = try row.decode(Double.self, "height")
+        createdAt = try row.decode(Date.self, "created_at")
+        updatedAt = try row.decode(Date.self, "updated_at")
+    }
+}
+
 extension Date {
     /// The date rounded down to the millisecond, the precision the store keeps.
     public var truncatedToMilliseconds: Date {

@@ -40,3 +40,14 @@ public struct UserInfo: Record, Equatable, Hashable {
         case updatedAt = "updated_at"
     }
 }
+
+extension UserInfo: RowDecodable {
+    /// Reads a user from a fetched row (the fast path; `Decodable` reads the same columns the same way).
+    public init(row: RowReader) throws {
+        id = try row.decode(String.self, "id")
+        name = try row.decode(String.self, "name")
+        hairColor = try row.decodeIfPresent(String.self, "hair_color")
+        createdAt = try row.decode(Date.self, "created_at")
+        updatedAt = try row.decode(Date.self, "updated_at")
+    }
+}

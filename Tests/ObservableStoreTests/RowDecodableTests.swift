@@ -1,0 +1,76 @@
+import Foundation
+import ObservableStore
+import StoreTestSupport
+import Testing
+
+/// The fast decoding path (``RowDecodable``) reads exactly what `Decodable` reads, and refuses what it refuses.
+@Suite struct RowDecodableTests {
+    @Test func shippedRecordsReadTheSameThroughBothPaths() throws {
+        try withTemporaryStore { store, _ in
+            let created = Date(timeIntervalSince1970: 1_790_000_000.123)
+            try store.write { tx in
+                try tx.insert(NodeVO(name: "ünïcode ✓", x: -1.5, y: 1e300, color: "#000000", width: 0, height: 7.25, createdAt: created))
+                try tx.insert(NodeVO(id: Int64.max, name: "", x: 0, y: 0, createdAt: created, updatedAt: created.addingTimeInterval(1)))
+                try tx.insert(UserInfo(id: "a", name: "Ada", hairColor: "red", createdAt: created))
+                try tx.insert(UserInfo(id: "b", name: "Bob", hairColor: nil, createdAt: created))
+            }
+            let (fastNodes, fastUsers, rows, userRows) = try store.read { tx in
+                (
+                    try tx.fetchAll(Query<NodeVO>().order(by: "id")), try tx.fetchAll(Query<UserInfo>().order(by: "id")),
+                    try tx.fetchRows("SELECT * FROM nodes ORDER BY id"), try tx.fetchRows("SELECT * FROM user_info ORDER BY id")
+                )
+            }
+            #expect(fastNodes == (try rows.map { try $0.decode(NodeVO.self) }))  // Row.decode is the Decodable path
+            #expect(fastUsers == (try userRows.map { try $0.decode(UserInfo.self) }))
+            #expect(fastNodes.map(\.id) == [1, Int64.max])
+            #expect(fastNodes[0].createdAt == created && fastNodes[1].updatedAt == created.addingTimeInterval(1))
+            #expect(fastUsers.map(\.hairColor) == ["red", nil])
+        }
+    }
+
+    /// A conforming type of the application's: wrong storage classes and missing columns are refused, naming
+    /// the column, as `Decodable` refuses them.
+    struct Loose: Record, RowDecodable, Equatable {
+        static let tableName = "loose"
+        typealias Key = Int64
+        var id: Int64?
+        var amount: Double
+        var label: String?
+
+        init(id: Int64?, amount: Double, label: String?) {
+            self.id = id
+            self.amount = amount
+            self.label = label
+        }
+
+        init(row: RowReader) throws {
+            id = try row.decodeIfPresent(Int64.self, "id")
+            amount = try row.decode(Double.self, "amount")
+            label = try row.decodeIfPresent(String.self, "label")
+        }
+    }
+
+    @Test func wrongValuesAreRefusedNamingTheColumn() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { tx in
+                try tx.execute("CREATE TABLE loose (id INTEGER PRIMARY KEY, amount ANY, label ANY)")
+                try tx.execute("INSERT INTO loose VALUES (1, 2.5, 'fine'), (2, 3, NULL)")
+            }
+            #expect(try store.read { try $0.fetchAll(Query<Loose>()) }.map(\.amount) == [2.5, 3])
+
+            try store.write { try $0.execute("INSERT INTO loose VALUES (3, 'not a number', NULL)") }
+            let text = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(Query<Loose>()) } }
+            #expect(text?.code == .invalidInput)
+            #expect(text?.message.contains("column amount: expected REAL, found TEXT") == true, "\(text?.message ?? "")")
+
+            try store.write { try $0.execute("UPDATE loose SET amount = 1, label = x'00' WHERE id = 3") }
+            let blob = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(Query<Loose>()) } }
+            #expect(blob?.message.contains("column label: expected TEXT, found BLOB") == true, "\(blob?.message ?? "")")
+
+            let missing = #expect(throws: StoreError.self) {
+                try store.read { try $0.fetchAll(Loose.self, sql: "SELECT id, label FROM loose") }
+            }
+            #expect(missing?.message.contains("amount") == true, "\(missing?.message ?? "")")
+        }
+    }
+}
