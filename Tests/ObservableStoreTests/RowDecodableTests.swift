@@ -1,7 +1,8 @@
 import Foundation
-import ObservableStore
 import StoreTestSupport
 import Testing
+
+@testable import ObservableStore
 
 /// The fast decoding path (``RowDecodable``) reads exactly what `Decodable` reads, and refuses what it refuses.
 @Suite struct RowDecodableTests {
@@ -71,6 +72,28 @@ import Testing
                 try store.read { try $0.fetchAll(Loose.self, sql: "SELECT id, label FROM loose") }
             }
             #expect(missing?.message.contains("amount") == true, "\(missing?.message ?? "")")
+        }
+    }
+}
+
+
+/// The fast encoding path (``RowEncodable``) writes exactly what `Encodable` writes.
+@Suite struct RowEncodableTests {
+    @Test func shippedRecordsWriteTheSameColumnsThroughBothPaths() throws {
+        let when = Date(timeIntervalSince1970: 1_790_000_000.123)
+        let nodes = [
+            NodeVO(name: "ünïcode ✓", x: -1.5, y: 1e300, color: "#000000", width: 0, height: 7.25, createdAt: when),
+            NodeVO(id: Int64.max, name: "", x: 0, y: 0, createdAt: when, updatedAt: when.addingTimeInterval(1)),
+        ]
+        for node in nodes {
+            let fast = try RowEncoder.encode(node)
+            let coded = try RowEncoder.encodeWithCoding(node)
+            #expect(fast.columns == coded.columns && fast.values == coded.values)
+        }
+        for user in [UserInfo(id: "a", name: "Ada", hairColor: "red", createdAt: when), UserInfo(id: "b", name: "Bob")] {
+            let fast = try RowEncoder.encode(user)
+            let coded = try RowEncoder.encodeWithCoding(user)
+            #expect(fast.columns == coded.columns && fast.values == coded.values)
         }
     }
 }

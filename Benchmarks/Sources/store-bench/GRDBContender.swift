@@ -65,7 +65,7 @@ final class GRDBContender {
 
     func run(_ workload: Workload) throws -> Measurement {
         switch workload {
-        case .bulkInsert, .bulkInsertObserved:
+        case .bulkInsert, .bulkInsertObserved, .bulkInsertLogOff:
             let received = LatencyBox()
             let cancellable =
                 workload == .bulkInsertObserved
@@ -81,7 +81,7 @@ final class GRDBContender {
             if cancellable != nil { try check(received.wait(for: 2), "grdb observed the bulk commit") }
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed)
-        case .smallTransactions:
+        case .smallTransactions, .smallTransactionsLogOff:
             let nodes = (0..<Workload.smallTransactionCount).map { Node(BenchNode.make($0)) }
             let start = ContinuousClock.now
             for var node in nodes { try pool.write { db in try node.insert(db) } }
@@ -120,6 +120,8 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             try check(try sumX() == before + Double(Workload.updates), "grdb update_many sum")
             return Measurement(seconds: elapsed)
+        case .observeLatencyImmediate:
+            return Measurement(unsupported: "no synchronous ValueObservation")
         case .observeLatency:
             let latencies = LatencyBox()
             let stamps = Stamps()

@@ -91,7 +91,7 @@ final class RawContender {
 
     func run(_ workload: Workload) throws -> Measurement {
         switch workload {
-        case .bulkInsert, .bulkInsertObserved:
+        case .bulkInsert, .bulkInsertObserved, .bulkInsertLogOff:
             let events = RowBox()
             if workload == .bulkInsertObserved {
                 // The raw way to observe: an update hook collecting the changed rowids.
@@ -112,7 +112,7 @@ final class RawContender {
             if workload == .bulkInsertObserved { try check(events.rows.count == Workload.bulkRows, "raw observed rows") }
             withExtendedLifetime(events) {}
             return Measurement(seconds: elapsed)
-        case .smallTransactions:
+        case .smallTransactions, .smallTransactionsLogOff:
             let statement = try prepare(RawContender.insertSQL)
             let nodes = (0..<Workload.smallTransactionCount).map(BenchNode.make)
             let start = ContinuousClock.now
@@ -184,7 +184,7 @@ final class RawContender {
             sqlite3_finalize(statement)
             try check(try sumX() == before + Double(Workload.updates), "raw update_many sum")
             return Measurement(seconds: elapsed)
-        case .observeLatency:
+        case .observeLatency, .observeLatencyImmediate:
             let statement = try prepare(RawContender.insertSQL)
             var latencies: [Double] = []
             afterCommit = [{ beforeCommit in latencies.append(wallClock() - beforeCommit) }]

@@ -6,9 +6,11 @@ final class StoreContender {
     let store: Store
     let path: String
 
-    init(directory: URL) throws {
+    init(directory: URL, workload: Workload) throws {
         path = directory.appendingPathComponent("store.sqlite").path
-        store = try Store(path: path)
+        var configuration = StoreConfiguration()
+        configuration.tracksChanges = !workload.storeLogOff
+        store = try Store(path: path, configuration: configuration)
     }
 
     deinit { store.close() }
@@ -31,7 +33,7 @@ final class StoreContender {
     func run(_ workload: Workload) throws -> Measurement {
         let nodes = store.repository(NodeVO.self)
         switch workload {
-        case .bulkInsert, .bulkInsertObserved:
+        case .bulkInsert, .bulkInsertObserved, .bulkInsertLogOff:
             let received = LatencyBox()
             let token = workload == .bulkInsertObserved ? store.listen("observer", to: NodeVO.self) { _ in received.count() } : nil
             let records = (0..<Workload.bulkRows).map { StoreContender.node(.make($0)) }
@@ -42,7 +44,7 @@ final class StoreContender {
             if token != nil { try check(received.wait(for: 1), "store observed the bulk commit") }
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed)
-        case .smallTransactions:
+        case .smallTransactions, .smallTransactionsLogOff:
             let records = (0..<Workload.smallTransactionCount).map { StoreContender.node(.make($0)) }
             let start = ContinuousClock.now
             for record in records { try nodes.insert(record) }
@@ -81,10 +83,11 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             try check(try sumX() == before + Double(Workload.updates), "store update_many sum")
             return Measurement(seconds: elapsed)
-        case .observeLatency:
+        case .observeLatency, .observeLatencyImmediate:
             let latencies = LatencyBox()
             let stamps = Stamps()
-            let token = store.listen("latency", filter: .table("nodes")) { event in
+            let options = ListenerOptions(immediate: workload == .observeLatencyImmediate)
+            let token = store.listen("latency", filter: .table("nodes"), options: options) { event in
                 if case .commit(let commit) = event { latencies.add(wallClock() - stamps.get(commit.sequence)) }
             }
             for index in 0..<Workload.latencyCommits {

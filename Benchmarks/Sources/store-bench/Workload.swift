@@ -3,11 +3,18 @@ import Foundation
 /// The benchmark cases (issue 6), each run in a fresh process and directory.
 enum Workload: String, CaseIterable {
     case bulkInsert = "bulk_insert"
+    /// bulk_insert with the store's change log off and no listener (raw and GRDB run bulk_insert).
+    case bulkInsertLogOff = "bulk_insert_log_off"
     case smallTransactions = "small_tx"
+    /// small_tx with the store's change log off: what the log costs per commit (raw and GRDB run small_tx).
+    case smallTransactionsLogOff = "small_tx_log_off"
     case fetchAll = "fetch_all"
     case fetchByID = "fetch_by_id"
     case updateMany = "update_many"
     case observeLatency = "observe_latency"
+    /// observe_latency with an immediate listener (called on the writer's thread after COMMIT); raw's
+    /// listener is always called that way; GRDB has no such delivery for ValueObservation.
+    case observeLatencyImmediate = "observe_latency_immediate"
     case observeFanout = "observe_fanout"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"
@@ -16,6 +23,9 @@ enum Workload: String, CaseIterable {
     case crossProcess = "cross_process"
     case memoryFetchAll = "memory_fetch_all"
     case memoryListeners = "memory_1000_listeners"
+
+    /// Whether the store runs this case with change tracking off.
+    var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff }
 
     /// Sizes (issue 6).
     static let bulkRows = 200_000

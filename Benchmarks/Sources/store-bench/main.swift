@@ -13,7 +13,7 @@ func runWorker(_ workload: Workload, _ contender: String) throws -> Measurement 
     switch contender {
     case "raw": return try RawContender(directory: directory).run(workload)
     case "grdb": return try GRDBContender(directory: directory).run(workload)
-    case "store": return try StoreContender(directory: directory).run(workload)
+    case "store": return try StoreContender(directory: directory, workload: workload).run(workload)
     default: throw WrongResult("unknown contender \(contender)")
     }
 }

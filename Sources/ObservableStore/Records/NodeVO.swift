@@ -77,6 +77,21 @@ extension NodeVO: RowDecodable {
     }
 }
 
+extension NodeVO: RowEncodable {
+    /// Writes the node's columns (the fast path; `Encodable` writes the same columns the same way).
+    public func encode(to row: inout RowWriter) {
+        row.encode(id, "id")
+        row.encode(name, "name")
+        row.encode(x, "x")
+        row.encode(y, "y")
+        row.encode(color, "color")
+        row.encode(width, "width")
+        row.encode(height, "height")
+        row.encode(createdAt, "created_at")
+        row.encode(updatedAt, "updated_at")
+    }
+}
+
 extension Date {
     /// The date rounded down to the millisecond, the precision the store keeps.
     public var truncatedToMilliseconds: Date {

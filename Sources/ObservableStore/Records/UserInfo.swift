@@ -51,3 +51,14 @@ extension UserInfo: RowDecodable {
         updatedAt = try row.decode(Date.self, "updated_at")
     }
 }
+
+extension UserInfo: RowEncodable {
+    /// Writes the user's columns (the fast path; `Encodable` writes the same columns the same way).
+    public func encode(to row: inout RowWriter) {
+        row.encode(id, "id")
+        row.encode(name, "name")
+        row.encode(hairColor, "hair_color")
+        row.encode(createdAt, "created_at")
+        row.encode(updatedAt, "updated_at")
+    }
+}

@@ -17,7 +17,18 @@ struct EncodedRow {
 /// No JSON round trip: scalars go straight to ``DatabaseValue``s. Only values that are neither
 /// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
 enum RowEncoder {
+    /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
     static func encode(_ value: some Encodable) throws -> EncodedRow {
+        if let encodable = value as? any RowEncodable {
+            var writer = RowWriter(capacity: 12)
+            encodable.encode(to: &writer)
+            return writer.row
+        }
+        return try encodeWithCoding(value)
+    }
+
+    /// Encodes `value` through `Encodable` only.
+    static func encodeWithCoding(_ value: some Encodable) throws -> EncodedRow {
         let encoder = Encoder()
         try value.encode(to: encoder)
         if let failure = encoder.failure { throw failure }
