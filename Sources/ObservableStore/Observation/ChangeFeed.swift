@@ -32,6 +32,10 @@ final class ChangeFeed: @unchecked Sendable {
     private var lastDataVersion: Int64 = -1
     /// The shortest time between two checks while writes keep coming (adds at most this to latency in a burst).
     static let burstInterval: Duration = .milliseconds(1)
+    /// While this process committed within this window, the feed polls instead of watching the directory.
+    static let ownWriteWindow: Duration = .milliseconds(5)
+    /// The poll interval while this process writes: what it adds, at most, to another process's commit latency.
+    static let mutedPollInterval: Duration = .milliseconds(4)
     private var lastCheck = ContinuousClock.now
     /// How long a change with no log row is given to turn out to be a library commit in progress.
     static let foreignWriteConfirmation: Duration = .milliseconds(100)
@@ -102,18 +106,34 @@ final class ChangeFeed: @unchecked Sendable {
             clamping: pollInterval.components.seconds * 1000 + pollInterval.components.attoseconds / 1_000_000_000_000_000)
         while !isStopping {
             var descriptors = [pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
-            if let watcher { descriptors.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
-            _ = poll(&descriptors, nfds_t(descriptors.count), max(timeoutMilliseconds, 1))
+            if let watcher, !watcher.isMuted {
+                descriptors.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0))
+            }
+            let muted = watcher?.isMuted ?? false
+            let mutedInterval = Int32(ChangeFeed.mutedPollInterval.components.attoseconds / 1_000_000_000_000_000)
+            _ = poll(&descriptors, nfds_t(descriptors.count), muted ? mutedInterval : max(timeoutMilliseconds, 1))
             if isStopping { break }
-            if descriptors.count > 1, descriptors[1].revents != 0 {
-                // In a burst of commits (this process's own included), check at most once a millisecond
-                // instead of once a write; an isolated commit is checked at once.
-                let sinceLastCheck = ContinuousClock.now - lastCheck
-                if sinceLastCheck < ChangeFeed.burstInterval {
-                    let wait = ChangeFeed.burstInterval - sinceLastCheck
-                    usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
+            if let watcher {
+                let ownWrites = center.committedWithin(ChangeFeed.ownWriteWindow)
+                if muted, !ownWrites {
+                    // This process stopped writing: watch again. The check below sees anything written meanwhile.
+                    watcher.unmute()
+                } else if !muted, descriptors[1].revents != 0 {
+                    if ownWrites {
+                        // This process is writing. Each of its WAL appends would queue an inotify event, which
+                        // costs its write() call, and wake this thread for its own commits; poll instead.
+                        watcher.mute()
+                    } else {
+                        // In a burst of other processes' commits, check at most once a millisecond instead of
+                        // once a write; an isolated commit is checked at once.
+                        let sinceLastCheck = ContinuousClock.now - lastCheck
+                        if sinceLastCheck < ChangeFeed.burstInterval {
+                            let wait = ChangeFeed.burstInterval - sinceLastCheck
+                            usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
+                        }
+                    }
+                    watcher.drain()
                 }
-                watcher?.drain()
             }
             lastCheck = ContinuousClock.now
             check()
@@ -149,22 +169,46 @@ final class ChangeFeed: @unchecked Sendable {
 }
 
 /// An inotify watch on a directory: readable whenever a file in it is written, created or renamed.
-/// Nil where inotify is not available (the feed then polls).
+/// Nil where inotify is not available (the feed then polls). Muting removes the watch, so that writes
+/// queue no events; unmuting adds it again.
 private final class DirectoryWatcher {
     let descriptor: Int32
+    private let directory: String
+    private var watch: Int32 = -1
+    private(set) var isMuted = false
 
     init?(directory: String) {
+        self.directory = directory.isEmpty ? "." : directory
         #if canImport(Glibc)
             descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
-            guard inotify_add_watch(descriptor, directory.isEmpty ? "." : directory, mask) >= 0 else {
+            guard addWatch() else {
                 Glibc.close(descriptor)
                 return nil
             }
         #else
             return nil
         #endif
+    }
+
+    private func addWatch() -> Bool {
+        #if canImport(Glibc)
+            watch = inotify_add_watch(descriptor, directory, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO))
+        #endif
+        return watch >= 0
+    }
+
+    /// Stops watching until ``unmute()``.
+    func mute() {
+        #if canImport(Glibc)
+            _ = inotify_rm_watch(descriptor, watch)
+        #endif
+        isMuted = true
+    }
+
+    /// Watches again (if that fails, the feed keeps polling at the muted interval).
+    func unmute() {
+        if addWatch() { isMuted = false }
     }
 
     /// Reads and discards the pending notifications.

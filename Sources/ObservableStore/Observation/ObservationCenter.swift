@@ -10,7 +10,7 @@ import StoreSQLite
 /// The named listeners of a store, and the fan-out of each commit to them.
 ///
 /// `@unchecked Sendable`: `byName`, `channels` and the two snapshot arrays are guarded by `lock`;
-/// `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
+/// `lastOwnCommit` by `ownCommitLock`; `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
 /// published once each and in sequence order whether the writer or the feed found them. They are
 /// decoded and offered on `dispatchQueue`, a serial queue, in that order.
 final class ObservationCenter: @unchecked Sendable {
@@ -22,6 +22,8 @@ final class ObservationCenter: @unchecked Sendable {
     private var channels: [WeakChannel] = []
     private var isClosed = false
     /// Serializes publication (the writer's own commits and the feed's reads of the log).
+    private let ownCommitLock = NSLock()
+    private var lastOwnCommit: ContinuousClock.Instant?  // guarded by ownCommitLock
     private let publishLock = NSLock()
     private var lastPublished: Int64 = 0  // guarded by publishLock
     private let publisherLock = NSLock()
@@ -109,12 +111,18 @@ final class ObservationCenter: @unchecked Sendable {
     /// processes that came before it (sequence numbers in between) are read from the log and published
     /// first, so that listeners see one merged order. Called on the writer's queue right after COMMIT.
     func publishOwn(_ logged: LoggedCommit, on connection: Connection) {
+        ownCommitLock.withLock { lastOwnCommit = .now }
         publishing {
             guard logged.sequence > lastPublished else { return }  // the feed already published it
             if logged.sequence > lastPublished + 1 { catchUp(through: logged.sequence - 1, on: connection) }
             deliver(logged)
             lastPublished = logged.sequence
         }
+    }
+
+    /// Whether this process committed (and logged) within `window` from now.
+    func committedWithin(_ window: Duration) -> Bool {
+        ownCommitLock.withLock { lastOwnCommit.map { ContinuousClock.now - $0 < window } ?? false }
     }
 
     /// Publishes every logged commit after the last published one (commits of other processes, read by the feed).

@@ -17,29 +17,31 @@ enum Timestamp {
         }
         let (year, month, day) = civil(fromDays: days)
         let seconds = milliseconds / 1000
-        var bytes = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int64, _ width: Int, at offset: Int) {
-            var value = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[index] = UInt8(48 + value % 10)
-                value /= 10
+        // Written straight into the string's storage: one allocation per date (fetches and inserts make many).
+        return String(unsafeUninitializedCapacity: 24) { bytes in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[index] = UInt8(48 + value % 10)
+                    value /= 10
+                }
             }
+            put(year, 4, at: 0)
+            bytes[4] = 45  // -
+            put(month, 2, at: 5)
+            bytes[7] = 45
+            put(day, 2, at: 8)
+            bytes[10] = 84  // T
+            put(seconds / 3600, 2, at: 11)
+            bytes[13] = 58  // :
+            put(seconds / 60 % 60, 2, at: 14)
+            bytes[16] = 58
+            put(seconds % 60, 2, at: 17)
+            bytes[19] = 46  // .
+            put(milliseconds % 1000, 3, at: 20)
+            bytes[23] = 90  // Z
+            return 24
         }
-        put(year, 4, at: 0)
-        bytes[4] = 45  // -
-        put(month, 2, at: 5)
-        bytes[7] = 45
-        put(day, 2, at: 8)
-        bytes[10] = 84  // T
-        put(seconds / 3600, 2, at: 11)
-        bytes[13] = 58  // :
-        put(seconds / 60 % 60, 2, at: 14)
-        bytes[16] = 58
-        put(seconds % 60, 2, at: 17)
-        bytes[19] = 46  // .
-        put(milliseconds % 1000, 3, at: 20)
-        bytes[23] = 90  // Z
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Milliseconds since 1970, rounded down. The time is first rounded to the microsecond, so that
