@@ -176,6 +176,8 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
+        case .handoffFloor:
+            return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")
         }

@@ -236,6 +236,18 @@ final class RawContender {
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
+        case .handoffFloor:
+            // The time from a call to DispatchQueue.global().async to its block, while the caller goes on
+            // working for as long as one store commit takes (~40 µs), as a writer does.
+            let latencies = LatencyBox()
+            for index in 0..<Workload.latencyCommits {
+                let start = wallClock()
+                DispatchQueue.global().async { latencies.add(wallClock() - start) }
+                let busyUntil = wallClock() + 40e-6
+                while wallClock() < busyUntil {}
+                _ = latencies.wait(for: index + 1)
+            }
+            return Measurement(p50: percentile(latencies.all, 0.5), p99: percentile(latencies.all, 0.99))
         }
     }
 }

@@ -128,6 +128,8 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
+        case .handoffFloor:
+            return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return try crossProcess()
         }

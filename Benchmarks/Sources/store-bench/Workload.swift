@@ -15,6 +15,9 @@ enum Workload: String, CaseIterable {
     /// observe_latency with an immediate listener (called on the writer's thread after COMMIT); raw's
     /// listener is always called that way; GRDB has no such delivery for ValueObservation.
     case observeLatencyImmediate = "observe_latency_immediate"
+    /// The floor of asynchronous delivery on this machine: one `DispatchQueue.global().async` hop, at the
+    /// pace of observe_latency's commits, with no database (run by raw only).
+    case handoffFloor = "handoff_floor"
     case observeFanout = "observe_fanout"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"

@@ -157,6 +157,13 @@ final class ObservationCenter: @unchecked Sendable {
     /// Reads and delivers the log after `lastPublished` (up to `last`), page by page. Commits no longer
     /// in the log (pruned) become one gap event.
     private func catchUp(through last: Int64?, on connection: Connection) {
+        // Nobody listens: move past the log without reading its payloads (a bulk commit's is megabytes).
+        if lock.withLock({ immediateListeners.isEmpty && queuedListeners.isEmpty }) {
+            if let newest = last ?? (try? ChangeLog.position(on: connection).last), newest > lastPublished {
+                lastPublished = newest
+            }
+            return
+        }
         while true {
             let commits: [LoggedCommit]
             do {
