@@ -70,6 +70,7 @@ package final class Connection {
         var statementHandle: OpaquePointer?
         var tailOffset = 0
         let code = sql.utf8CString.withUnsafeBufferPointer { buffer -> Int32 in
+            guard buffer.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v3(handle, buffer.baseAddress, Int32(buffer.count), 0, &statementHandle, &tail)
             if let tail, let base = buffer.baseAddress { tailOffset = tail - base }

@@ -115,8 +115,9 @@ package final class Statement {
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
                 return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
             }
+            // The 64-bit length: a value over SQLite's limit is SQLITE_TOOBIG, not a trap converting to Int32.
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
+                sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -124,7 +125,7 @@ package final class Statement {
     private func bindBlob(_ data: Data, at index: Int32) -> Int32 {
         guard !data.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
         return data.withUnsafeBytes { bytes in
-            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), SQLITE_TRANSIENT)
+            sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), SQLITE_TRANSIENT)
         }
     }
 

@@ -101,6 +101,19 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
         }
     }
 
+    /// A value of 2 GiB or more used to trap converting its length to Int32; SQLite now refuses it (TOOBIG).
+    /// The bytes are never touched, so the zeroed pages cost no memory.
+    @Test func aValueOverTwoGigabytesIsRefusedNotATrap() throws {
+        try withTemporaryStore { store, _ in
+            let huge = Data(count: Int(Int32.max) + 1_000)
+            let error = #expect(throws: StoreError.self) { try store.write { try $0.execute("SELECT length(?)", [huge]) } }
+            #expect(error?.code == .invalidInput)
+            #expect(error?.sqliteCode == 18, "SQLITE_TOOBIG")
+            let small = try store.write { try $0.fetchValue("SELECT length(?)", [Data(count: 10)]) }
+            #expect(small == .integer(10))
+        }
+    }
+
     @Test func anEmptyFileBecomesAStoreWhenCreatingIsAllowed() throws {
         try withTemporaryDirectory { directory in
             // What `mktemp` leaves: with createIfMissing (the default) it is initialised like a missing file.
