@@ -51,6 +51,42 @@ package struct PreupdateChange: ~Copyable {
         }
     }
 
+    /// Appends an UPDATE's new values, each column that kept its old value as ``ValueCodec/unchangedTag``:
+    /// an update of one column logs one value, not the whole row twice.
+    package func appendChangedNewValues(to bytes: inout [UInt8]) {
+        for index in 0..<columnCount {
+            var old: OpaquePointer?
+            var new: OpaquePointer?
+            sqlite3_preupdate_old(connection, index, &old)
+            sqlite3_preupdate_new(connection, index, &new)
+            if let old, let new, PreupdateChange.same(old, new) {
+                bytes.append(ValueCodec.unchangedTag)
+            } else {
+                PreupdateChange.append(new, to: &bytes)
+            }
+        }
+    }
+
+    /// Whether two values have the same storage class and the same bits or bytes.
+    private static func same(_ a: OpaquePointer, _ b: OpaquePointer) -> Bool {
+        let type = sqlite3_value_type(a)
+        guard type == sqlite3_value_type(b) else { return false }
+        switch type {
+        case SQLITE_NULL: return true
+        case SQLITE_INTEGER: return sqlite3_value_int64(a) == sqlite3_value_int64(b)
+        case SQLITE_FLOAT: return sqlite3_value_double(a).bitPattern == sqlite3_value_double(b).bitPattern
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let first = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(a)) : sqlite3_value_blob(a)
+            let second = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(b)) : sqlite3_value_blob(b)
+            let count = sqlite3_value_bytes(a)
+            guard count == sqlite3_value_bytes(b) else { return false }
+            guard count > 0 else { return true }
+            guard let first, let second else { return false }
+            return memcmp(first, second, Int(count)) == 0
+        default: return false
+        }
+    }
+
     private static func append(_ value: OpaquePointer?, to bytes: inout [UInt8]) {
         guard let value else { return bytes.append(ValueCodec.nullTag) }
         switch sqlite3_value_type(value) {

@@ -11,6 +11,8 @@ package enum ValueCodec {
     package static let realTag: UInt8 = 2
     package static let textTag: UInt8 = 3
     package static let blobTag: UInt8 = 4
+    /// In an UPDATE's new image: the column kept the value it has in the old image.
+    package static let unchangedTag: UInt8 = 5
 
     /// Appends `value` as an unsigned LEB128 varint.
     @inline(__always)
@@ -120,6 +122,15 @@ package struct ValueReader {
 
     package mutating func string() throws(Malformed) -> String {
         String(decoding: try raw(try count()), as: UTF8.self)
+    }
+
+    /// A value, or `old` where the bytes say the column is unchanged (``ValueCodec/unchangedTag``).
+    package mutating func value(unchangedFrom old: DatabaseValue) throws(Malformed) -> DatabaseValue {
+        if offset < bytes.count, bytes[offset] == ValueCodec.unchangedTag {
+            offset += 1
+            return old
+        }
+        return try value()
     }
 
     package mutating func value() throws(Malformed) -> DatabaseValue {

@@ -73,6 +73,39 @@ import Testing
         }
     }
 
+    /// Version 2 logs an update's unchanged columns as one byte each; listeners still get whole rows.
+    @Test func anUpdateLogsOnlyItsChangedColumnsAndDecodesWholeRows() throws {
+        try withTemporaryStore { store, _ in
+            let name = String(repeating: "n", count: 2_000)
+            try store.write { try $0.insert(NodeVO(id: 1, name: name, x: 1, y: 2)) }
+            try store.write { try $0.execute("UPDATE nodes SET x = 5, y = y WHERE id = 1") }
+            let sizes = try store.read { try $0.fetchRows("SELECT length(payload) AS n FROM _store_commits ORDER BY seq") }
+                .compactMap { $0.value("n", as: Int.self) }
+            // The insert logs the 2,000-byte name once; the update logs it once (old image), not twice.
+            #expect(sizes.count == 2 && sizes[1] < sizes[0] + 200, "payload sizes \(sizes)")
+            let change = try #require(try store.commits(after: 1).first?.changes.first)
+            #expect(change.old?["x"] == .real(1) && change.new?["x"] == .real(5))
+            #expect(change.new?["name"] == .text(name) && change.new?["y"] == .real(2))
+            #expect(change.changedColumns == ["x"])
+        }
+    }
+
+    /// Payloads written before version 2 (whole new images) are still read.
+    @Test func version1PayloadsAreStillRead() throws {
+        var records: [UInt8] = []
+        ValueCodec.appendVarint(0, to: &records)
+        records.append(PreupdateChange.Operation.update.rawValue)
+        ValueCodec.appendInteger(7, to: &records)
+        ValueCodec.appendInteger(7, to: &records)
+        ValueCodec.appendVarint(2, to: &records)
+        for value: DatabaseValue in [.integer(7), .text("old"), .integer(7), .text("new")] { ValueCodec.append(value, to: &records) }
+        var payload = ChangePayload.encode(
+            tables: [ChangePayload.Table(name: "t", columns: ["id", "name"], primaryKey: [0])], changeCount: 1, records: records)
+        payload[0] = 1
+        let change = try #require(try ChangePayload.decode(payload).first)
+        #expect(change.old?["name"] == .text("old") && change.new?["name"] == .text("new") && change.changedColumns == ["name"])
+    }
+
     @Test func aPayloadRoundTrips() throws {
         var records: [UInt8] = []
         ValueCodec.appendVarint(0, to: &records)

@@ -47,8 +47,13 @@ final class ChangeCapture {
         ValueCodec.appendInteger(change.oldRowID, to: &records)
         ValueCodec.appendInteger(change.newRowID, to: &records)
         ValueCodec.appendVarint(UInt64(change.columnCount), to: &records)
-        if change.operation != .insert { change.appendOldValues(to: &records) }
-        if change.operation != .delete { change.appendNewValues(to: &records) }
+        switch change.operation {
+        case .insert: change.appendNewValues(to: &records)
+        case .delete: change.appendOldValues(to: &records)
+        case .update:
+            change.appendOldValues(to: &records)
+            change.appendChangedNewValues(to: &records)
+        }
     }
 
     /// The tables that still have a change after rollbacks, in first-seen order.

@@ -5,14 +5,17 @@ import StoreSQLite
 /// primary-key columns), then the change records of ``ChangeCapture``.
 ///
 /// ```
-/// payload := version(1) tableCount tables* changeCount records*
+/// payload := version(2) tableCount tables* changeCount records*
 /// table   := name columnCount columnName* pkCount pkIndex* realCount realIndex*
 /// ```
 /// `realIndex` lists the REAL-affinity columns: SQLite keeps an integral REAL as an integer in the row,
 /// and the preupdate hook reports it so; decoding turns it back into a REAL, as a SELECT would.
 /// Column names travel with each commit, so a commit stays readable after later migrations.
+/// Version 2 writes an UPDATE's new image with ``ValueCodec/unchangedTag`` for every column that kept its
+/// value; version 1 (whole new images) is still read.
 enum ChangePayload {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    static let readableVersions: ClosedRange<UInt8> = 1...2
 
     /// One table's header entry.
     struct Table: Sendable, Equatable {
@@ -47,7 +50,7 @@ enum ChangePayload {
     static func decode(_ bytes: [UInt8]) throws -> [Change] {
         do throws(ValueReader.Malformed) {
             var reader = ValueReader(bytes)
-            guard try reader.byte() == version else { throw ValueReader.Malformed(offset: 0) }
+            guard readableVersions.contains(try reader.byte()) else { throw ValueReader.Malformed(offset: 0) }
             var tables: [Table] = []
             for _ in 0..<(try reader.count()) {
                 let name = try reader.string()
@@ -75,8 +78,14 @@ enum ChangePayload {
                 let columnCount = try reader.count()
                 var old: [DatabaseValue]?
                 var new: [DatabaseValue]?
-                if operation != .insert { old = realized(try values(columnCount, &reader), table.realColumns) }
-                if operation != .delete { new = realized(try values(columnCount, &reader), table.realColumns) }
+                var oldValues: [DatabaseValue] = []
+                if operation != .insert {
+                    oldValues = try values(columnCount, &reader)
+                    old = realized(oldValues, table.realColumns)
+                }
+                if operation != .delete {
+                    new = realized(try values(columnCount, &reader, unchangedFrom: oldValues), table.realColumns)
+                }
                 // A column added by another process since the header was written: name it by position.
                 var columns = table.columns
                 while columns.count < columnCount { columns.append("column\(columns.count)") }
@@ -106,10 +115,15 @@ enum ChangePayload {
         return values
     }
 
-    private static func values(_ count: Int, _ reader: inout ValueReader) throws(ValueReader.Malformed) -> [DatabaseValue] {
+    /// `count` values; with `old` (an UPDATE's new image), a column marked unchanged takes the old value.
+    private static func values(
+        _ count: Int, _ reader: inout ValueReader, unchangedFrom old: [DatabaseValue] = []
+    ) throws(ValueReader.Malformed) -> [DatabaseValue] {
         var values: [DatabaseValue] = []
         values.reserveCapacity(count)
-        for _ in 0..<count { values.append(try reader.value()) }
+        for index in 0..<count {
+            values.append(index < old.count ? try reader.value(unchangedFrom: old[index]) : try reader.value())
+        }
         return values
     }
 

@@ -18,13 +18,21 @@ struct EncodedRow {
 /// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
 enum RowEncoder {
     /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
-    static func encode(_ value: some Encodable) throws -> EncodedRow {
-        if let encodable = value as? any RowEncodable {
-            var writer = RowWriter(capacity: 12)
-            encodable.encode(to: &writer)
-            return writer.row
+    static func encode<Value: Encodable>(_ value: Value) throws -> EncodedRow {
+        // Cast the type, not the value: casting the value to an existential copies it on every row.
+        if let encodable = Value.self as? any RowEncodable.Type {
+            return encodeFast(value, as: encodable)
         }
         return try encodeWithCoding(value)
+    }
+
+    /// `value` written by its ``RowEncodable`` conformance; `Value` is `Fast` (checked by the caller's cast).
+    private static func encodeFast<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type) -> EncodedRow {
+        var writer = RowWriter(capacity: 12)
+        withUnsafePointer(to: value) { pointer in
+            pointer.withMemoryRebound(to: Fast.self, capacity: 1) { $0.pointee.encode(to: &writer) }
+        }
+        return writer.row
     }
 
     /// Encodes `value` through `Encodable` only.
