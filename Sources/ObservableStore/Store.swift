@@ -70,12 +70,13 @@ public final class Store: Sendable {
             try migrator.open(policy: configuration.migrationPolicy)
         } catch let error as StoreError where [.cannotOpen, .readOnly].contains(error.code) && !inMemory {
             connection.close()
-            let directory = (path as NSString).deletingLastPathComponent
-            guard Store.canCreateFiles(in: directory.isEmpty ? "." : directory) else {
+            let parent = (path as NSString).deletingLastPathComponent
+            let directory = parent.isEmpty ? "." : parent
+            guard Store.canCreateFiles(in: directory) else {
                 throw StoreError(
                     .readOnly,
-                    "directory \(directory.isEmpty ? "." : directory) is not writable: a store needs to create its -wal "
-                        + "and -shm files next to \((path as NSString).lastPathComponent)", sqliteCode: error.sqliteCode)
+                    "directory \(directory) is not writable: a store needs to create its -wal and -shm files next to "
+                        + (path as NSString).lastPathComponent, sqliteCode: error.sqliteCode)
             }
             throw error
         } catch {

@@ -145,8 +145,7 @@ final class RawContender {
             return workload == .memoryFetchAll ? Measurement(peakBytes: peakResidentBytes()) : Measurement(seconds: elapsed)
         case .fetchByID:
             try fill(Workload.bulkRows)
-            var generator = SplitMix(seed: 42)
-            let ids = (0..<Workload.lookups).map { _ in Int64(generator.next() % UInt64(Workload.bulkRows)) + 1 }
+            let ids = Workload.lookupIDs()
             let statement = try prepare("SELECT id, name, x, y, color, updated_at FROM nodes WHERE id = ?")
             let start = ContinuousClock.now
             var total = 0.0
@@ -164,7 +163,7 @@ final class RawContender {
             }
             let elapsed = seconds(since: start)
             sqlite3_finalize(statement)
-            try check(total == ids.reduce(0) { $0 + Double($1 - 1) }, "raw fetch_by_id checksum")
+            try check(total == Workload.lookupChecksum(ids), "raw fetch_by_id checksum")
             return Measurement(seconds: elapsed)
         case .updateMany:
             try fill(Workload.bulkRows)

@@ -61,13 +61,12 @@ final class StoreContender {
             return workload == .memoryFetchAll ? Measurement(peakBytes: peakResidentBytes()) : Measurement(seconds: elapsed)
         case .fetchByID:
             try fill(Workload.bulkRows)
-            var generator = SplitMix(seed: 42)
-            let ids = (0..<Workload.lookups).map { _ in Int64(generator.next() % UInt64(Workload.bulkRows)) + 1 }
+            let ids = Workload.lookupIDs()
             let start = ContinuousClock.now
             var total = 0.0
             for id in ids { total += try nodes.fetch(id)?.x ?? 0 }
             let elapsed = seconds(since: start)
-            try check(total == ids.reduce(0) { $0 + Double($1 - 1) }, "store fetch_by_id checksum")
+            try check(total == Workload.lookupChecksum(ids), "store fetch_by_id checksum")
             return Measurement(seconds: elapsed)
         case .updateMany:
             try fill(Workload.bulkRows)

@@ -39,6 +39,17 @@ enum Workload: String, CaseIterable {
     static let fanoutListeners = 1_000
     static let fanoutCommits = 200
     static let bigTableCommits = 200
+
+    /// fetch_by_id's keys: `lookups` ids of the filled table, drawn from a fixed seed, the same for every contender.
+    static func lookupIDs() -> [Int64] {
+        var generator = SplitMix(seed: 42)
+        return (0..<lookups).map { _ in Int64(generator.next() % UInt64(bulkRows)) + 1 }
+    }
+
+    /// The sum of `x` over the rows of `ids` (the filled table has x = id - 1).
+    static func lookupChecksum(_ ids: [Int64]) -> Double {
+        ids.reduce(0) { $0 + Double($1 - 1) }
+    }
 }
 
 /// What a worker reports for one case: its main figure, and the check that the work was right.

@@ -102,16 +102,15 @@ final class ChangeFeed: @unchecked Sendable {
     private func run() {
         let watcher = DirectoryWatcher(directory: (databasePath as NSString).deletingLastPathComponent)
         defer { watcher?.close() }
-        let timeoutMilliseconds = Int32(
-            clamping: pollInterval.components.seconds * 1000 + pollInterval.components.attoseconds / 1_000_000_000_000_000)
+        let idleTimeout = max(ChangeFeed.milliseconds(pollInterval), 1)
+        let mutedTimeout = ChangeFeed.milliseconds(ChangeFeed.mutedPollInterval)
         while !isStopping {
+            let muted = watcher?.isMuted ?? false
             var descriptors = [pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
-            if let watcher, !watcher.isMuted {
+            if let watcher, !muted {
                 descriptors.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0))
             }
-            let muted = watcher?.isMuted ?? false
-            let mutedInterval = Int32(ChangeFeed.mutedPollInterval.components.attoseconds / 1_000_000_000_000_000)
-            _ = poll(&descriptors, nfds_t(descriptors.count), muted ? mutedInterval : max(timeoutMilliseconds, 1))
+            _ = poll(&descriptors, nfds_t(descriptors.count), muted ? mutedTimeout : idleTimeout)
             if isStopping { break }
             if let watcher {
                 let ownWrites = center.committedWithin(ChangeFeed.ownWriteWindow)
@@ -138,6 +137,11 @@ final class ChangeFeed: @unchecked Sendable {
             lastCheck = ContinuousClock.now
             check()
         }
+    }
+
+    /// `duration` in whole milliseconds, for `poll(2)`.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// One check of the file: publish new commits, or report a foreign write.

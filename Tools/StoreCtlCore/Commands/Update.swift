@@ -15,7 +15,7 @@ struct Update: ParsableCommand {
 
     func validate() throws {
         guard !assignments.isEmpty else { throw ValidationError("nothing to update: pass --set COL=VALUE") }
-        for assignment in assignments where !assignment.contains("=") || assignment.hasPrefix("=") {
+        for assignment in assignments where Update.split(assignment) == nil {
             throw ValidationError("--set '\(assignment)': expected COL=VALUE")
         }
     }
@@ -40,14 +40,19 @@ struct Update: ParsableCommand {
         var columns: [String] = []
         var values: [DatabaseValue] = []
         for assignment in assignments {
-            let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard parts.count == 2, !name.isEmpty else { throw CLIError.usage("--set '\(assignment)': expected COL=VALUE") }
+            guard let (name, text) = split(assignment) else { throw CLIError.usage("--set '\(assignment)': expected COL=VALUE") }
             guard let column = info.column(named: name) else { throw CLIError.usage("--set: no column \(name) in \(info.name)") }
             guard !columns.contains(name) else { throw CLIError.usage("--set: column \(name) is set twice") }
             columns.append(name)
-            values.append(try ValueText.parse(String(parts[1]), for: column, table: info.name))
+            values.append(try ValueText.parse(text, for: column, table: info.name))
         }
         return (columns, values)
+    }
+
+    /// `COL=VALUE` as its column and value text; nil without `=` or without a column name.
+    static func split(_ assignment: String) -> (column: String, value: String)? {
+        let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return nil }
+        return (String(parts[0]), String(parts[1]))
     }
 }
