@@ -148,28 +148,53 @@ public final class Transaction {
     }
 
     func decodeAll<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> [T] {
+        if let readable = T.self as? any RowDecodable.Type {
+            return try decodeAllFast(type, as: readable, from: statement, table: table)
+        }
         var results: [T] = []
-        let readable = T.self as? any RowDecodable.Type
         while try statement.step() {
-            results.append(try decode(type, from: statement, table: table, readable: readable))
+            results.append(try decode(type, from: statement, table: table))
         }
         return results
     }
 
-    /// Decodes the current row: with ``RowDecodable`` when `readable` (the type, cast once by the caller), else
-    /// with `Decodable`.
-    func decode<T: Decodable>(
-        _ type: T.Type, from statement: Statement, table: String?, readable: (any RowDecodable.Type)? = nil
-    ) throws -> T {
+    /// Decodes the current row: with ``RowDecodable`` when `T` conforms, else with `Decodable`.
+    func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
         do {
-            if let readable = readable ?? (T.self as? any RowDecodable.Type) {
-                // The cast succeeds: `readable` is T's own metatype.
-                return try readable.init(row: RowReader(statement: statement)) as! T
+            if let readable = T.self as? any RowDecodable.Type {
+                return try Transaction.decodeFast(type, as: readable, from: statement)
             }
             return try RowDecoder.decode(type, from: statement)
         } catch let error as DecodingError {
-            throw StoreError(.invalidInput, "cannot decode \(T.self)\(table.map { " from \($0)" } ?? ""): \(error.summary)")
+            throw Transaction.decodingFailed(T.self, table: table, error)
         }
+    }
+
+    /// Every row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T` (the caller's cast opened it).
+    private func decodeAllFast<T, Fast: RowDecodable>(
+        _ type: T.Type, as fast: Fast.Type, from statement: Statement, table: String?
+    ) throws -> [T] {
+        assert(Fast.self == T.self)
+        var results: [Fast] = []
+        do {
+            while try statement.step() {
+                results.append(try Fast(row: RowReader(statement: statement)))
+            }
+        } catch let error as DecodingError {
+            throw Transaction.decodingFailed(T.self, table: table, error)
+        }
+        // Same type: hand the array over without copying each element through an existential box.
+        return unsafeBitCast(results, to: [T].self)
+    }
+
+    /// One row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T`.
+    private static func decodeFast<T, Fast: RowDecodable>(_ type: T.Type, as fast: Fast.Type, from statement: Statement) throws -> T {
+        let value = try Fast(row: RowReader(statement: statement))
+        return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }
+    }
+
+    private static func decodingFailed(_ type: Any.Type, table: String?, _ error: DecodingError) -> StoreError {
+        StoreError(.invalidInput, "cannot decode \(type)\(table.map { " from \($0)" } ?? ""): \(error.summary)")
     }
 
     // MARK: - Savepoints

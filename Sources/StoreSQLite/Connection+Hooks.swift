@@ -26,6 +26,16 @@ package struct PreupdateChange: ~Copyable {
     package var isMainDatabase: Bool { strcmp(databaseNamePointer, "main") == 0 }
     /// The table's name.
     package var tableName: String { String(cString: tableNamePointer) }
+    /// Whether the table's name is `name` (no String is made).
+    package func tableNameIs(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return tableNamePointer[0] == 0 }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                strncmp(tableNamePointer, $0, bytes.count) == 0
+            } && tableNamePointer[bytes.count] == 0
+        }
+    }
     /// Whether the table's name starts with `prefix` (no String is made).
     package func tableNameHasPrefix(_ prefix: StaticString) -> Bool {
         strncmp(tableNamePointer, UnsafeRawPointer(prefix.utf8Start).assumingMemoryBound(to: CChar.self), prefix.utf8CodeUnitCount) == 0

@@ -12,9 +12,11 @@ package final class Statement {
     private let connection: OpaquePointer
     private var isFinalized = false
     private var storedSQL: String?
-    private var columnIndexes: [String: Int32]?
-    private var orderedColumnNames: [String?] = []
-    private var nextColumnHint = 0
+    // Read for every column of every fetched row. A statement is used by one thread at a time (see the
+    // type's documentation), so the runtime's exclusivity checks (several per column) are turned off here.
+    @exclusivity(unchecked) private var columnIndexes: [String: Int32]?
+    @exclusivity(unchecked) private var orderedColumnNames: [String?] = []
+    @exclusivity(unchecked) private var nextColumnHint = 0
     private var storedKeyword: String?
 
     init(handle: OpaquePointer, connection: OpaquePointer, sql: String?) {
@@ -211,8 +213,10 @@ package final class Statement {
 
     /// Calls `body` with the current row's column `index` as UTF-8 bytes, without making a String.
     package func withText<R>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let pointer = sqlite3_column_text(handle, index)
-        let count = Int(sqlite3_column_bytes(handle, index))
+        // One column lookup, then the value's own accessors (each sqlite3_column_* call looks the column up again).
+        let value = sqlite3_column_value(handle, index)
+        let pointer = sqlite3_value_text(value)
+        let count = Int(sqlite3_value_bytes(value))
         return body(UnsafeBufferPointer(start: pointer, count: count))
     }
 
@@ -244,15 +248,17 @@ package final class Statement {
 
     /// The current row's column `index` as text; invalid UTF-8 is repaired with U+FFFD.
     package func text(at index: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, index))
+        let value = sqlite3_column_value(handle, index)
+        guard let pointer = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// The current row's column `index` as bytes.
     package func blob(at index: Int32) -> Data {
-        guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
-        return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+        let value = sqlite3_column_value(handle, index)
+        guard let pointer = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_value_bytes(value)))
     }
 
     /// The current row's column `index`, in its own storage class.

@@ -33,6 +33,22 @@ import Testing
         }
     }
 
+    @Test func interleavedTablesInOneTransactionKeepTheirNames() throws {
+        // The capture reuses the previous change's table when the name matches: switching back and forth,
+        // and a table whose name extends another's ("c" and "composite"), must still be told apart.
+        try withHazardStore { store, recorder in
+            try store.write { tx in
+                try tx.execute("INSERT INTO c (id) VALUES (1)")
+                try tx.execute("INSERT INTO composite (a, b) VALUES ('x', 1)")
+                try tx.execute("INSERT INTO c (id) VALUES (2)")
+                try tx.execute("INSERT INTO p (id, name) VALUES (1, 'one')")
+                try tx.execute("INSERT INTO composite (a, b) VALUES ('y', 2)")
+            }
+            #expect(recorder.wait(for: 1))
+            #expect(recorder.changes.map(\.table) == ["c", "composite", "c", "p", "composite"])
+        }
+    }
+
     @Test func deleteWithoutWhereReportsEveryRow() throws {
         try withHazardStore { store, recorder throws in
             try store.write { tx in

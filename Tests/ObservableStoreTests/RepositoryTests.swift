@@ -116,6 +116,72 @@ import Testing
         }
     }
 
+    @Test func updateOfSomeColumnsLeavesTheOthersAndLogsOnlyThose() throws {
+        try withTemporaryStore { store, _ in
+            let nodes = store.repository(NodeVO.self)
+            var node = try nodes.insert(NodeVO(name: "stored", x: 1, y: 2))
+            let (recorder, token) = store.record(filter: .table("nodes"))
+            node.x = 10
+            node.name = "only in memory"
+            try nodes.update(node, columns: ["x"])
+            let stored = try #require(try nodes.fetch(node.id!))
+            #expect(stored.x == 10)
+            #expect(stored.name == "stored")
+            #expect(recorder.wait(for: 1))
+            #expect(recorder.changes.map(\.changedColumns) == [["x"]])
+            #expect(recorder.changes.first?.new?.value("name", as: String.self) == "stored")
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func updateOfSomeColumnsThroughCodable() throws {
+        // Sample is not RowEncodable: the Encodable path keeps the named columns the same way.
+        try withTemporaryStore(configuration: Sample.configuration) { store, _ in
+            let samples = store.repository(Sample.self)
+            var sample = try samples.insert(Sample.make(3))
+            let before = sample
+            sample.text = "changed"
+            sample.ratio = 99
+            sample.optionalText = "set"
+            try samples.update(sample, columns: ["optional_text", "ratio"])
+            var expected = before
+            expected.ratio = 99
+            expected.optionalText = "set"
+            #expect(try samples.fetch(sample.id!) == expected)
+        }
+    }
+
+    @Test func updateOfSomeColumnsRefusesTheKeyUnknownColumnsAndMissingRows() throws {
+        try withTemporaryStore { store, _ in
+            let nodes = store.repository(NodeVO.self)
+            let stored = try nodes.insert(NodeVO(name: "stored", x: 1, y: 2))
+            var node = stored
+            node.x = 5
+            for (columns, message) in [
+                (["x", "id"], #"nodes: cannot update column "id": it is the primary key"#),
+                (["x", "colour"], #"nodes: cannot update column "colour": it is not a column the record writes"#),
+            ] {
+                let error = #expect(throws: StoreError.self) { try nodes.update(node, columns: columns) }
+                #expect(error?.code == .invalidInput)
+                #expect(error?.message == message)
+            }
+            #expect(try nodes.fetch(stored.id!) == stored)
+            let missing = #expect(throws: StoreError.self) {
+                try nodes.update(NodeVO(id: 42, name: "ghost", x: 0, y: 0), columns: ["x"])
+            }
+            #expect(missing?.code == .notFound)
+            // Rolled back with its transaction.
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try store.write { tx in
+                    try tx.update(node, columns: ["x"])
+                    throw Abort()
+                }
+            }
+            #expect(try nodes.fetch(stored.id!) == stored)
+        }
+    }
+
     @Test func deleteByKeyAndByRecord() throws {
         try withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)

@@ -16,6 +16,22 @@ import Testing
         #expect(Timestamp.format(date) == text)
         let parsed = try #require(Timestamp.parse(text))
         #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.0005)
+        // Exactly the stored precision: a parsed date equals the truncated one it was formatted from.
+        #expect(parsed == date.truncatedToMilliseconds)
+    }
+
+    @Test func parsedTimestampsEqualTheirTruncatedDates() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: -2e9...4e9, using: &generator)).truncatedToMilliseconds
+            #expect(Timestamp.parse(Timestamp.format(date)) == date, "\(date.timeIntervalSince1970)")
+        }
+        // Digits below the millisecond are kept as a fraction of one; offsets move whole minutes.
+        let base = Date(timeIntervalSince1970: 1_795_341_601.123)
+        let finer = try #require(Timestamp.parse("2026-11-22T10:00:01.12345Z"))
+        #expect(abs(finer.timeIntervalSince1970 - 1_795_341_601.12345) < 1e-6)
+        #expect(finer > base)
+        #expect(Timestamp.parse("2026-11-22T08:30:01.123-01:30") == Timestamp.parse("2026-11-22T10:00:01.123Z"))
     }
 
     @Test func timestampParsingAcceptsSQLiteAndOffsetForms() throws {

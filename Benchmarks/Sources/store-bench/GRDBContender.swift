@@ -113,7 +113,8 @@ final class GRDBContender {
             try pool.write { db in
                 for var record in records {
                     record.x += 1
-                    try record.update(db)
+                    record.updatedAt = "2026-11-22T11:00:00.000Z"
+                    try record.update(db, columns: ["x", "updated_at"])
                 }
             }
             let elapsed = seconds(since: start)

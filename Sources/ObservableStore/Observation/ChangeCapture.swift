@@ -15,12 +15,16 @@ final class ChangeCapture {
         fileprivate var changeCount: Int
     }
 
-    private(set) var records: [UInt8] = []
+    // Appended to many times per captured row, always on the writer's queue: the runtime's exclusivity
+    // checks are turned off for these.
+    @exclusivity(unchecked) private(set) var records: [UInt8] = []
     /// Where each change record starts in `records` (one per change).
-    private(set) var recordOffsets: [Int] = []
+    @exclusivity(unchecked) private(set) var recordOffsets: [Int] = []
     var changeCount: Int { recordOffsets.count }
-    private(set) var tableNames: [String] = []
-    private var tableIndexes: [String: Int] = [:]
+    @exclusivity(unchecked) private(set) var tableNames: [String] = []
+    @exclusivity(unchecked) private var tableIndexes: [String: Int] = [:]
+    /// The index of the table of the last change recorded.
+    @exclusivity(unchecked) private var lastTableIndex: Int?
     private var savepoints: [Marker] = []
     /// Set when the transaction changed the schema (`PRAGMA schema_version` moved): listeners get a
     /// schema-changed commit.
@@ -32,15 +36,17 @@ final class ChangeCapture {
         guard change.isMainDatabase, !change.tableNameHasPrefix("sqlite_"), !change.tableNameHasPrefix("_store_") else {
             return
         }
-        let table = change.tableName
         let index: Int
-        if let known = tableIndexes[table] {
+        if let last = lastTableIndex, change.tableNameIs(tableNames[last]) {
+            index = last  // most changes hit the table of the change before: no String, no hashing
+        } else if let known = tableIndexes[change.tableName] {
             index = known
         } else {
             index = tableNames.count
-            tableNames.append(table)
-            tableIndexes[table] = index
+            tableNames.append(change.tableName)
+            tableIndexes[change.tableName] = index
         }
+        lastTableIndex = index
         recordOffsets.append(records.count)
         ValueCodec.appendVarint(UInt64(index), to: &records)
         records.append(change.operation.rawValue)
@@ -92,6 +98,7 @@ final class ChangeCapture {
         recordOffsets.removeAll(keepingCapacity: recordOffsets.count < 1 << 16)
         tableNames.removeAll()
         tableIndexes.removeAll()
+        lastTableIndex = nil
         savepoints.removeAll()
         schemaChanged = false
     }

@@ -38,6 +38,11 @@ public struct Repository<R: Record>: Sendable {
     /// Updates the row of `record`'s key; throws ``StoreError/Code/notFound`` if there is none.
     public func update(_ record: R) throws { try store.write(origin: origin) { try $0.update(record) } }
 
+    /// Writes only `columns` of `record` to its row. See ``Transaction/update(_:columns:)``.
+    public func update(_ record: R, columns: [String]) throws {
+        try store.write(origin: origin) { try $0.update(record, columns: columns) }
+    }
+
     /// Deletes `record`'s row; returns whether one was deleted.
     @discardableResult
     public func delete(_ record: R) throws -> Bool { try store.write(origin: origin) { try $0.delete(record) } }

@@ -23,14 +23,18 @@ public protocol RowEncodable {
 /// The columns a ``RowEncodable`` record writes, in order.
 public struct RowWriter {
     var row = EncodedRow()
+    /// When set, the only columns kept; the others are skipped before their value is converted.
+    let only: [String]?
 
-    init(capacity: Int) {
+    init(capacity: Int, only: [String]? = nil) {
+        self.only = only
         row.columns.reserveCapacity(capacity)
         row.values.reserveCapacity(capacity)
     }
 
     /// Writes `value` to `column` (nil is NULL).
     public mutating func encode<Value: DatabaseValueConvertible>(_ value: Value?, _ column: String) {
+        if let only, !only.contains(column) { return }
         row.columns.append(column)
         row.values.append(value?.databaseValue ?? .null)
     }

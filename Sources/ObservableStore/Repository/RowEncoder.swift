@@ -18,17 +18,24 @@ struct EncodedRow {
 /// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
 enum RowEncoder {
     /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
-    static func encode<Value: Encodable>(_ value: Value) throws -> EncodedRow {
+    ///
+    /// With `only`, the row keeps just those of its columns, in the record's order.
+    static func encode<Value: Encodable>(_ value: Value, only: [String]? = nil) throws -> EncodedRow {
         // Cast the type, not the value: casting the value to an existential copies it on every row.
         if let encodable = Value.self as? any RowEncodable.Type {
-            return encodeFast(value, as: encodable)
+            return encodeFast(value, as: encodable, only: only)
         }
-        return try encodeWithCoding(value)
+        var row = try encodeWithCoding(value)
+        if let only {
+            let kept = row.columns.indices.filter { only.contains(row.columns[$0]) }
+            row = EncodedRow(columns: kept.map { row.columns[$0] }, values: kept.map { row.values[$0] })
+        }
+        return row
     }
 
     /// `value` written by its ``RowEncodable`` conformance; `Value` is `Fast` (checked by the caller's cast).
-    private static func encodeFast<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type) -> EncodedRow {
-        var writer = RowWriter(capacity: 12)
+    private static func encodeFast<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type, only: [String]?) -> EncodedRow {
+        var writer = RowWriter(capacity: 12, only: only)
         withUnsafePointer(to: value) { pointer in
             pointer.withMemoryRebound(to: Fast.self, capacity: 1) { $0.pointee.encode(to: &writer) }
         }

@@ -58,6 +58,10 @@ enum Timestamp {
     }
 
     /// Parses UTF-8 bytes (see ``parse(_:)``).
+    ///
+    /// Whole milliseconds are added up as integers and divided once, so a parsed `…:01.250Z` is exactly
+    /// the `Date` that ``milliseconds(of:)`` and `truncatedToMilliseconds` give; finer digits are added
+    /// as a fraction of a millisecond.
     static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int64? {
@@ -71,17 +75,20 @@ enum Timestamp {
             }
             return value
         }
-        func expect(_ allowed: UInt8...) -> Bool {
-            guard index < bytes.count, allowed.contains(bytes[index]) else { return false }
+        func expect(_ allowed: UInt8, or other: UInt8? = nil, or third: UInt8? = nil) -> Bool {
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            guard byte == allowed || byte == other || byte == third else { return false }
             index += 1
             return true
         }
         guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var seconds: Double = 0
+        var milliseconds = Self.days(fromCivil: year, month, day) * 86_400_000
+        var belowMillisecond = 0.0
         if index < bytes.count {
-            guard expect(84, 116, 32), let hour = digits(2), expect(58), let minute = digits(2),
+            guard expect(84, or: 116, or: 32), let hour = digits(2), expect(58), let minute = digits(2),
                 hour < 24, minute < 60
             else { return nil }
             var second: Int64 = 0
@@ -89,34 +96,35 @@ enum Timestamp {
                 guard let value = digits(2), value < 61 else { return nil }
                 second = value
             }
-            seconds = Double(hour * 3600 + minute * 60 + second)
+            milliseconds += (hour * 3600 + minute * 60 + second) * 1000
             if expect(46) {
-                var scale = 0.1
-                var fraction = 0.0
                 let start = index
+                var scale: Int64 = 100
+                var rest = 0.0
+                var restScale = 0.1
                 while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                    fraction += Double(bytes[index] - 48) * scale
-                    scale /= 10
+                    let digit = Int64(bytes[index] - 48)
+                    if scale > 0 {
+                        milliseconds += digit * scale
+                        scale /= 10
+                    } else {
+                        rest += Double(digit) * restScale
+                        restScale /= 10
+                    }
                     index += 1
                 }
                 guard index > start else { return nil }
-                seconds += fraction
+                belowMillisecond = rest
             }
-            if index < bytes.count {
-                if expect(90, 122) {
-                    // UTC
-                } else {
-                    guard index < bytes.count else { return nil }
-                    let sign: Double = bytes[index] == 45 ? -1 : 1
-                    guard expect(43, 45), let offsetHours = digits(2), expect(58), let offsetMinutes = digits(2)
-                    else { return nil }
-                    seconds -= sign * Double(offsetHours * 3600 + offsetMinutes * 60)
-                }
+            if index < bytes.count, !expect(90, or: 122) {
+                let sign: Int64 = bytes[index] == 45 ? -1 : 1
+                guard expect(43, or: 45), let offsetHours = digits(2), expect(58), let offsetMinutes = digits(2)
+                else { return nil }
+                milliseconds -= sign * (offsetHours * 3600 + offsetMinutes * 60) * 1000
             }
             guard index == bytes.count else { return nil }
         }
-        let days = Self.days(fromCivil: year, month, day)
-        return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds)
+        return Date(timeIntervalSince1970: (Double(milliseconds) + belowMillisecond) / 1000)
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -44,7 +44,31 @@ extension Transaction {
     ///
     /// Throws ``StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R) throws {
-        let row = try RowEncoder.encode(record)
+        try update(try RowEncoder.encode(record), kind: .update, R.self)
+    }
+
+    /// Writes only `columns` of `record` to the row with its primary key; the row's other columns keep
+    /// their stored values. Cheaper than ``update(_:)`` when a few columns change, and the change log
+    /// records only those columns as changed.
+    ///
+    /// ```swift
+    /// node.x += 10
+    /// try tx.update(node, columns: ["x"])
+    /// ```
+    ///
+    /// Throws ``StoreError/Code/invalidInput`` when a column is the primary key or not one the record
+    /// writes, and ``StoreError/Code/notFound`` when no such row exists.
+    public func update<R: Record>(_ record: R, columns: [String]) throws {
+        let row = try RowEncoder.encode(record, only: columns + [R.primaryKey])
+        if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
+            let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
+            throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
+        }
+        try update(row, kind: .updateColumns, R.self)
+    }
+
+    /// `UPDATE … SET` every column of `row` but the key `WHERE` the key is `row`'s.
+    private func update<R: Record>(_ row: EncodedRow, kind: StatementTextCache.Kind, _ type: R.Type) throws {
         let key = try primaryKeyValue(of: row, R.self)
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(row.values.count)
@@ -53,7 +77,7 @@ extension Transaction {
         }
         guard !arguments.isEmpty else { return }
         arguments.append(key)
-        let sql = StatementTextCache.shared.sql(for: R.self, .update, columns: row.columns) {
+        let sql = StatementTextCache.shared.sql(for: R.self, kind, columns: row.columns) {
             let assignments = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = ?" }
             return "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
         }
