@@ -24,6 +24,18 @@ final class Writer {
         }
     }
 
+    /// WAL size (frames) past which a write is followed by a checkpoint: SQLite's automatic threshold.
+    static let checkpointThreshold = 1000
+
+    /// Checkpoints when the WAL has grown past ``checkpointThreshold``. Called after each write, once its
+    /// events are handed over: SQLite would otherwise checkpoint inside the COMMIT (the connection defers
+    /// checkpoints, see `Connection.deferCheckpoints()`), delaying that commit's listeners by the checkpoint's
+    /// fsyncs. A failure is left for the next write to retry, as SQLite does with its own.
+    func checkpointIfDue() {
+        guard connection.framesInWAL >= Writer.checkpointThreshold else { return }
+        try? connection.checkpoint()
+    }
+
     /// Starts capturing row changes into ``capture``.
     func installCapture() {
         let capture = self.capture
@@ -68,6 +80,7 @@ final class SerializedWriter: @unchecked Sendable {
         }
         return try queue.sync {
             guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
+            defer { writer.checkpointIfDue() }
             return try body(writer)
         }
     }
@@ -80,6 +93,7 @@ final class SerializedWriter: @unchecked Sendable {
                     return continuation.resume(throwing: StoreError(.transactionMisuse, "the store is closed"))
                 }
                 continuation.resume(with: Result { try body(self.writer) })
+                self.writer.checkpointIfDue()
             }
         }
     }

@@ -88,7 +88,7 @@ public final class Store: Sendable {
         let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
         if configuration.tracksChanges { writer.installCapture() }
         self.writer = SerializedWriter(writer, label: "ObservableStore.writer")
-        let observation = ObservationCenter(logger: configuration.logger)
+        let observation = ObservationCenter(logger: configuration.logger, deliverySpinWindow: configuration.deliverySpinWindow)
         self.observation = observation
         if configuration.tracksChanges, !inMemory, try writer.hasChangeLog() {
             let feed = try ChangeFeed(
@@ -294,5 +294,7 @@ public final class Store: Sendable {
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
         }
+        // Checkpoints run after a write has published its events, not inside its COMMIT (see Writer).
+        if !inMemory { connection.deferCheckpoints() }
     }
 }

@@ -119,7 +119,40 @@ final class PreupdateHookBox {
     init(_ handler: @escaping (borrowing PreupdateChange) -> Void) { self.handler = handler }
 }
 
+/// The WAL's size in frames after this connection's last commit, as `sqlite3_wal_hook` reports it.
+final class WALHookBox {
+    var frames: Int32 = 0
+}
+
 extension Connection {
+    /// Takes checkpoints out of COMMIT. By default SQLite checkpoints inside the COMMIT that grows the WAL
+    /// past 1,000 pages, so that commit returns milliseconds later (an fsync or two). After this call it no
+    /// longer does (a WAL hook replaces the automatic checkpoint): ``framesInWAL`` tells the WAL's size after
+    /// each commit, and the owner calls ``checkpoint()`` once the commit's work is done.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/wal_hook.html>
+    package func deferCheckpoints() {
+        let box = WALHookBox()
+        walHook = box
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, frames in
+                if let context { Unmanaged<WALHookBox>.fromOpaque(context).takeUnretainedValue().frames = frames }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
+    /// The WAL's size in frames after this connection's last commit (0 unless ``deferCheckpoints()`` was called).
+    package var framesInWAL: Int { Int(walHook?.frames ?? 0) }
+
+    /// Copies what it can of the WAL into the database file without waiting for readers or writers
+    /// (`SQLITE_CHECKPOINT_PASSIVE`), as SQLite's automatic checkpoint does.
+    package func checkpoint() throws(SQLiteError) {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard code == SQLITE_OK else { throw lastError(code, sql: nil) }
+        walHook?.frames = 0
+    }
+
     /// Installs (or, with nil, removes) the callback SQLite calls before each row it inserts, updates
     /// or deletes (`sqlite3_preupdate_hook`).
     ///

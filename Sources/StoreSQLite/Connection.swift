@@ -23,6 +23,7 @@ package final class Connection {
     private var isClosed = false
     /// The installed preupdate hook's closure, kept alive while SQLite points at it.
     var preupdateHook: PreupdateHookBox?
+    var walHook: WALHookBox?
 
     /// Opens a connection; closes it again and throws if SQLite refuses.
     ///
@@ -60,6 +61,8 @@ package final class Connection {
         cache.removeAll()
         sqlite3_preupdate_hook(handle, nil, nil)
         preupdateHook = nil
+        sqlite3_wal_hook(handle, nil, nil)
+        walHook = nil
         sqlite3_close_v2(handle)
     }
 

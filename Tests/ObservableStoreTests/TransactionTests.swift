@@ -24,6 +24,27 @@ import Testing
         }
     }
 
+    @Test func theWALIsCheckpointedAfterWritesNotLeftToGrow() throws {
+        // The writer checkpoints after a write, not inside COMMIT. Over 1,500 one-row commits (about
+        // three pages each) the WAL must still be reset near SQLite's 1,000-page mark, with a reader
+        // open throughout, and nothing lost.
+        try withTemporaryStore { store, path in
+            let nodes = store.repository(NodeVO.self)
+            var largestWAL: UInt64 = 0
+            for index in 0..<1_500 {
+                try nodes.insert(NodeVO(name: "n\(index)", x: Double(index), y: 0))
+                if index % 50 == 0 { #expect(try nodes.count() == index + 1) }
+                let size = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? UInt64 ?? 0
+                largestWAL = max(largestWAL, size)
+            }
+            let frame = UInt64(4096 + 24)
+            #expect(largestWAL > 900 * frame)  // it did grow to the threshold…
+            #expect(largestWAL < 1_100 * frame)  // …and was reset there, not left to grow to ~4,500 frames
+            #expect(try nodes.count() == 1_500)
+            #expect(try store.read { try $0.fetchValue("PRAGMA integrity_check") } == .text("ok"))
+        }
+    }
+
     @Test func nestedSavepointsRollBackOnlyTheirOwnWork() throws {
         try withTemporaryStore { store, _ in
             try store.write { tx in

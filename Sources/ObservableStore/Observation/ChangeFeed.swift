@@ -162,7 +162,7 @@ final class ChangeFeed: @unchecked Sendable {
             lastDataVersion = version
             defer { lastPosition = position }
             if position.last > lastPosition.last {
-                center.publishFromLog(on: connection)
+                center.publishFromLog(on: connection, newest: position.last)
             } else if position.bookkeeping == lastPosition.bookkeeping {
                 center.publishExternalChange()
             }

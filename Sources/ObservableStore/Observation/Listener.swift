@@ -3,7 +3,8 @@ import Logging
 
 /// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
 ///
-/// Delivery runs on a global dispatch queue, one drain at a time per listener, so a listener sees
+/// Delivery runs on the store's ``DeliveryThread`` when it is free, else on a global dispatch queue, one
+/// drain at a time per listener, so a listener sees
 /// commits in sequence order and never concurrently with itself, and a slow handler delays no one
 /// else. `immediate` listeners are called on the writer's thread instead, right after COMMIT.
 ///
@@ -61,7 +62,13 @@ final class Listener: @unchecked Sendable {
             isDraining = true
             return true
         }
-        if startDrain { DispatchQueue.global().async { self.drain() } }
+        if startDrain { beginDraining() }
+    }
+
+    /// Drains the buffer on another thread: the store's delivery thread when it is free, else the global queue.
+    private func beginDraining() {
+        if center?.deliveryThread.tryRun({ self.drain() }) == true { return }
+        DispatchQueue.global().async { self.drain() }
     }
 
     /// Immediate delivery on the caller's thread (the writer, after COMMIT). A held listener queues instead.
@@ -86,7 +93,7 @@ final class Listener: @unchecked Sendable {
             isDraining = true
             return true
         }
-        if startDrain { DispatchQueue.global().async { self.drain() } }
+        if startDrain { beginDraining() }
     }
 
     private func drain() {

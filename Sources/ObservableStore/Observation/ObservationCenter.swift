@@ -12,13 +12,18 @@ import StoreSQLite
 /// `@unchecked Sendable`: `byName`, `channels` and the two snapshot arrays are guarded by `lock`;
 /// `lastOwnCommit` by `ownCommitLock`; `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
 /// published once each and in sequence order whether the writer or the feed found them. They are
-/// decoded and offered on `dispatchQueue`, a serial queue, in that order.
+/// decoded and offered on `dispatchQueue`, a serial queue, in that order; a small commit is offered on
+/// the publishing thread when nothing is waiting on that queue. `blocksOnQueue` is guarded by `queueLock`.
 final class ObservationCenter: @unchecked Sendable {
     private let lock = NSLock()
     private var byName: [String: Listener] = [:]
     private var immediateListeners: [Listener] = []
     private var queuedListeners: [Listener] = []
     private let dispatchQueue = DispatchQueue(label: "ObservableStore.dispatch")
+    /// Runs listeners' drains when free (see ``DeliveryThread``); listeners fall back to the global queue.
+    let deliveryThread: DeliveryThread
+    private let queueLock = NSLock()
+    private var blocksOnQueue = 0  // guarded by queueLock: blocks sent to dispatchQueue that have not finished
     private var channels: [WeakChannel] = []
     private var isClosed = false
     /// Serializes publication (the writer's own commits and the feed's reads of the log).
@@ -34,8 +39,9 @@ final class ObservationCenter: @unchecked Sendable {
         weak var channel: EventChannel?
     }
 
-    init(logger: Logger) {
+    init(logger: Logger, deliverySpinWindow: Duration = .zero) {
         self.logger = logger
+        self.deliveryThread = DeliveryThread(spinWindow: deliverySpinWindow)
     }
 
     /// Registers `listener`, replacing (and cancelling) any listener of the same name.
@@ -95,6 +101,7 @@ final class ObservationCenter: @unchecked Sendable {
         }
         for listener in listeners { listener.cancel() }
         for channel in open { channel.finish() }
+        deliveryThread.stop()
     }
 
     /// The names of the registered listeners, sorted.
@@ -126,8 +133,15 @@ final class ObservationCenter: @unchecked Sendable {
     }
 
     /// Publishes every logged commit after the last published one (commits of other processes, read by the feed).
-    func publishFromLog(on connection: Connection) {
-        publishing { catchUp(through: nil, on: connection) }
+    ///
+    /// `newest` is the newest sequence the caller saw in the log: when this process's writer already
+    /// published it, the log is not read (the feed sees every own commit too, and reading the log while
+    /// holding the publishing lock would hold up the writer's next publication).
+    func publishFromLog(on connection: Connection, newest: Int64? = nil) {
+        publishing {
+            if let newest, newest <= lastPublished { return }
+            catchUp(through: nil, on: connection)
+        }
     }
 
     /// Tells every listener that the file changed without a log entry (a foreign writer): refetch.
@@ -201,24 +215,52 @@ final class ObservationCenter: @unchecked Sendable {
             for listener in immediate { deliver(decoded, sequence: logged.sequence, to: listener, immediately: true) }
         }
         guard !queued.isEmpty else { return }
-        dispatchQueue.async {
+        if logged.payload.count <= ObservationCenter.offerHereLimit, queued.count <= ObservationCenter.offerHereListeners,
+            queueIsIdle
+        {
+            // A small commit for a few listeners, and every earlier event is already offered (all offers
+            // happen while publishing, so none can slip in between): decode and offer it here. The handler
+            // is then one thread hop away instead of two. Large commits, and fan-outs to many listeners, are
+            // handled on the queue, off the writer's thread.
+            let commit = decoded ?? decode(logged)
+            for listener in queued { deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
+            return
+        }
+        onQueue {
             let commit = decoded ?? self.decode(logged)
             for listener in queued { self.deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
         }
     }
 
+    /// The largest payload (bytes) decoded on the publishing thread rather than on the dispatch queue.
+    static let offerHereLimit = 4096
+    /// The most queued listeners a commit is offered to on the publishing thread.
+    static let offerHereListeners = 8
+
+    /// Runs `body` on the dispatch queue, counted until it has run.
+    private func onQueue(_ body: @escaping @Sendable () -> Void) {
+        queueLock.withLock { blocksOnQueue += 1 }
+        dispatchQueue.async {
+            body()
+            self.queueLock.withLock { self.blocksOnQueue -= 1 }
+        }
+    }
+
+    /// Whether every block sent to the dispatch queue has finished.
+    private var queueIsIdle: Bool { queueLock.withLock { blocksOnQueue == 0 } }
+
     /// Hands an event that concerns everyone (gap, external change) to every listener, after the
     /// commits already queued.
     private func offerToAll(_ event: StoreEvent) {
         let listeners = lock.withLock { Array(byName.values) }
-        dispatchQueue.async {
+        onQueue {
             for listener in listeners { listener.offerToAll(event) }
         }
     }
 
     /// Runs `body` on the dispatch queue, after every commit already published has been offered.
     func afterPublished(_ body: @escaping @Sendable () -> Void) {
-        dispatchQueue.async(execute: body)
+        onQueue(body)
     }
 
     private func decode(_ logged: LoggedCommit) -> Result<Commit, any Error> {

@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import ObservableStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct DeliveryThreadTests {
+    @Test(arguments: [Duration.zero, .microseconds(200)])
+    func runsHandedWorkElsewhereAndRefusesWhileBusy(spinWindow: Duration) throws {
+        let thread = DeliveryThread(spinWindow: spinWindow)
+        defer { thread.stop() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let caller = pthread_self()
+        let ranElsewhere = Box(false)
+        #expect(thread.tryRun {
+            ranElsewhere.value = pthread_equal(pthread_self(), caller) == 0
+            started.signal()
+            release.wait()
+        })
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(ranElsewhere.value)
+        #expect(!thread.tryRun {})  // busy: the caller must run it elsewhere
+        release.signal()
+        // Free again once the work is done, whether it spins or sleeps by then.
+        let second = DispatchSemaphore(value: 0)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !thread.tryRun({ second.signal() }) && ContinuousClock.now < deadline { usleep(100) }
+        #expect(second.wait(timeout: .now() + 10) == .success)
+    }
+
+    @Test func stopsAndRefusesWorkAfterwards() throws {
+        let thread = DeliveryThread(spinWindow: .microseconds(200))
+        let ran = DispatchSemaphore(value: 0)
+        #expect(thread.tryRun { ran.signal() })
+        #expect(ran.wait(timeout: .now() + 10) == .success)
+        thread.stop()
+        #expect(!thread.tryRun {})
+    }
+
+    @Test func sleepsAfterItsSpinWindow() throws {
+        // After its spin window the thread sleeps: an idle store costs no CPU. Measured on the thread's own
+        // CPU clock (other tests run in this process at the same time). Left spinning, it would use
+        // about as much CPU time as wall time here.
+        try withTemporaryStore { store, _ in
+            let recorder = EventRecorder()
+            let token = store.listen("idle") { recorder.record($0) }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "once", x: 0, y: 0))
+            #expect(recorder.wait(for: 1))
+            let clock = Box(clockid_t(0))
+            let found = DispatchSemaphore(value: 0)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !store.observation.deliveryThread.tryRun({
+                pthread_getcpuclockid(pthread_self(), &clock.value)
+                found.signal()
+            }) && ContinuousClock.now < deadline { usleep(100) }
+            #expect(found.wait(timeout: .now() + 10) == .success)
+            usleep(50_000)
+            let before = cpuSeconds(clock.value)
+            usleep(500_000)
+            let used = cpuSeconds(clock.value) - before
+            #expect(used < 0.01, "delivery thread CPU seconds while idle: \(used)")
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    private func cpuSeconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// A value shared with a closure on another thread, read after a semaphore says it was written.
+private final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
