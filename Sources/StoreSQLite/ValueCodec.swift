@@ -96,6 +96,16 @@ package struct ValueReader {
         return bytes[offset]
     }
 
+    /// Moves past `count` bytes.
+    package mutating func skip(_ count: Int) throws(Malformed) {
+        _ = try raw(count)
+    }
+
+    /// Whether the bytes from the current offset start with `prefix`.
+    package func hasPrefix(_ prefix: [UInt8]) -> Bool {
+        prefix.count <= bytes.count - offset && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
+    }
+
     package mutating func varint() throws(Malformed) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0

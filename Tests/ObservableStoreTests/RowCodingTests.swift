@@ -122,6 +122,35 @@ import Testing
         #expect(change.old?["name"] == .text("old") && change.new?["name"] == .text("new") && change.changedColumns == ["name"])
     }
 
+    @Test func headersThatDifferAreNeverTakenForTheLastOne() throws {
+        // Decoding reuses the last header's tables when its bytes repeat. Headers that differ only in a
+        // column name, in having one more column, or in a table's name must each decode as themselves.
+        func payload(table: String, columns: [String]) -> [UInt8] {
+            var records: [UInt8] = []
+            ValueCodec.appendVarint(0, to: &records)
+            records.append(1)  // insert
+            ValueCodec.appendInteger(0, to: &records)
+            ValueCodec.appendInteger(1, to: &records)
+            ValueCodec.appendVarint(UInt64(columns.count), to: &records)
+            for index in columns.indices { ValueCodec.append(.integer(Int64(index)), to: &records) }
+            return ChangePayload.encode(
+                tables: [ChangePayload.Table(name: table, columns: columns, primaryKey: [0])], changeCount: 1, records: records)
+        }
+        let cases: [(String, [String])] = [
+            ("t", ["id", "a"]), ("t", ["id", "b"]), ("t", ["id", "a", "c"]), ("u", ["id", "a"]), ("t", ["id", "a"]),
+            ("t", ["id", "a"]),
+        ]
+        for (table, columns) in cases {
+            let change = try #require(try ChangePayload.decode(payload(table: table, columns: columns)).first)
+            #expect(change.table == table)
+            #expect(change.new?.columns == columns)
+        }
+        // A payload cut inside a header that starts like the cached one is still malformed.
+        let whole = payload(table: "t", columns: ["id", "a"])
+        _ = try ChangePayload.decode(whole)
+        #expect(throws: StoreError.self) { try ChangePayload.decode(Array(whole.prefix(6))) }
+    }
+
     @Test func aPayloadRoundTrips() throws {
         var records: [UInt8] = []
         ValueCodec.appendVarint(0, to: &records)

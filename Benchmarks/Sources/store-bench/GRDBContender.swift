@@ -105,7 +105,7 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             try check(total == Workload.lookupChecksum(ids), "grdb fetch_by_id checksum")
             return Measurement(seconds: elapsed)
-        case .updateMany:
+        case .updateMany, .updateManyLogOff:
             try fill(Workload.bulkRows)
             let before = try sumX()
             let records = try pool.read { try Node.filter(Column("id") <= Workload.updates).fetchAll($0) }
@@ -176,7 +176,7 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
-        case .handoffFloor:
+        case .handoffFloor, .loggedCommitFloor:
             return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")

@@ -27,16 +27,15 @@ struct Orchestrator {
         lines.append("|---|---|---|---|---|---|")
         print(header)
         for workload in Workload.allCases where only?.contains(workload.rawValue) ?? true {
-            var medians: [String: Measurement] = [:]
-            for contender in contenders {
-                var runs: [Measurement] = []
-                for _ in 0..<repetitions {
-                    // Interleaving contenders would be fairer still; repetitions are sequential per contender.
-                    runs.append(try spawn(workload, contender))
-                    if runs.last?.unsupported != nil { break }
+            // Repetitions interleave the contenders (raw, grdb, store, raw, grdb, store, …), so that a slow
+            // spell of this shared machine falls on all of them rather than on one.
+            var runs: [String: [Measurement]] = [:]
+            for _ in 0..<repetitions {
+                for contender in contenders where runs[contender]?.last?.unsupported == nil {
+                    runs[contender, default: []].append(try spawn(workload, contender))
                 }
-                medians[contender] = median(runs)
             }
+            let medians = runs.mapValues(median)
             let line = row(workload, medians)
             print(line)
             lines.append(line)

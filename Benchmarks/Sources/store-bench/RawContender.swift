@@ -165,7 +165,7 @@ final class RawContender {
             sqlite3_finalize(statement)
             try check(total == Workload.lookupChecksum(ids), "raw fetch_by_id checksum")
             return Measurement(seconds: elapsed)
-        case .updateMany:
+        case .updateMany, .updateManyLogOff:
             try fill(Workload.bulkRows)
             let before = try sumX()
             let statement = try prepare("UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?")
@@ -233,6 +233,26 @@ final class RawContender {
             sqlite3_finalize(read)
             try check(seen > 0, "raw big table saw changes")
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
+        case .loggedCommitFloor:
+            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+            let statement = try prepare(RawContender.insertSQL)
+            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let payload = [UInt8](repeating: 7, count: 64)
+            var latencies: [Double] = []
+            for index in 0..<Workload.latencyCommits {
+                try exec("BEGIN IMMEDIATE")
+                try insert(.make(index), with: statement)
+                let stamp = wallClock()
+                sqlite3_bind_blob(log, 1, payload, Int32(payload.count), transient)
+                guard sqlite3_step(log) == SQLITE_DONE else { throw WrongResult("raw log row failed") }
+                sqlite3_reset(log)
+                try exec("COMMIT")
+                latencies.append(wallClock() - stamp)
+            }
+            sqlite3_finalize(statement)
+            sqlite3_finalize(log)
+            try check(try count() == Workload.latencyCommits, "raw logged commits")
+            return Measurement(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
         case .handoffFloor:

@@ -68,7 +68,7 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             try check(total == Workload.lookupChecksum(ids), "store fetch_by_id checksum")
             return Measurement(seconds: elapsed)
-        case .updateMany:
+        case .updateMany, .updateManyLogOff:
             try fill(Workload.bulkRows)
             let before = try sumX()
             let records = try nodes.fetchAll(Query().filter("id", .lessThanOrEqual, Workload.updates))
@@ -130,7 +130,7 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
-        case .handoffFloor:
+        case .handoffFloor, .loggedCommitFloor:
             return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return try crossProcess()

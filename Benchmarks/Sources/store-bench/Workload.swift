@@ -11,6 +11,8 @@ enum Workload: String, CaseIterable {
     case fetchAll = "fetch_all"
     case fetchByID = "fetch_by_id"
     case updateMany = "update_many"
+    /// update_many with the store's change log off: what logging each update's row costs.
+    case updateManyLogOff = "update_many_log_off"
     case observeLatency = "observe_latency"
     /// observe_latency with an immediate listener (called on the writer's thread after COMMIT); raw's
     /// listener is always called that way; GRDB has no such delivery for ValueObservation.
@@ -18,6 +20,10 @@ enum Workload: String, CaseIterable {
     /// The floor of asynchronous delivery on this machine: one `DispatchQueue.global().async` hop, at the
     /// pace of observe_latency's commits, with no database (run by raw only).
     case handoffFloor = "handoff_floor"
+    /// The floor of immediate delivery for a store that logs its commits: raw's observe_latency with one
+    /// more row (a 64-byte blob) inserted into a second table in each transaction after the stamp, as the
+    /// store inserts its log row (run by raw only).
+    case loggedCommitFloor = "logged_commit_floor"
     case observeFanout = "observe_fanout"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"
@@ -28,7 +34,7 @@ enum Workload: String, CaseIterable {
     case memoryListeners = "memory_1000_listeners"
 
     /// Whether the store runs this case with change tracking off.
-    var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff }
+    var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }
 
     /// Sizes (issue 6).
     static let bulkRows = 200_000

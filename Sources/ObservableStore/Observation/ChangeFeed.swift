@@ -35,7 +35,7 @@ final class ChangeFeed: @unchecked Sendable {
     /// While this process committed within this window, the feed polls instead of watching the directory.
     static let ownWriteWindow: Duration = .milliseconds(5)
     /// The poll interval while this process writes: what it adds, at most, to another process's commit latency.
-    static let mutedPollInterval: Duration = .milliseconds(4)
+    static let mutedPollInterval: Duration = .milliseconds(20)
     private var lastCheck = ContinuousClock.now
     /// How long a change with no log row is given to turn out to be a library commit in progress.
     static let foreignWriteConfirmation: Duration = .milliseconds(100)

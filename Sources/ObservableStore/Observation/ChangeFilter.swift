@@ -62,6 +62,7 @@ public struct ChangeFilter: Sendable {
     /// Listeners get exactly this; tools that read the log (`storectl watch`) use it the same way.
     public func apply(_ commit: Commit) -> Commit? {
         guard matches(origin: commit.origin) else { return nil }
+        if !commit.changes.isEmpty, commit.changes.allSatisfy(matches) { return commit }  // the usual case: no copy
         let changes = commit.changes.filter(matches)
         if changes.isEmpty && !commit.schemaChanged { return nil }
         if changes.count == commit.changes.count { return commit }

@@ -51,18 +51,7 @@ enum ChangePayload {
         do throws(ValueReader.Malformed) {
             var reader = ValueReader(bytes)
             guard readableVersions.contains(try reader.byte()) else { throw ValueReader.Malformed(offset: 0) }
-            var tables: [Table] = []
-            for _ in 0..<(try reader.count()) {
-                let name = try reader.string()
-                var columns: [String] = []
-                for _ in 0..<(try reader.count()) { columns.append(try reader.string()) }
-                var primaryKey: [Int] = []
-                for _ in 0..<(try reader.count()) { primaryKey.append(try reader.count()) }
-                var realColumns: [Int] = []
-                for _ in 0..<(try reader.count()) { realColumns.append(try reader.count()) }
-                guard primaryKey.allSatisfy({ $0 < columns.count }) else { throw ValueReader.Malformed(offset: reader.offset) }
-                tables.append(Table(name: name, columns: columns, primaryKey: primaryKey, realColumns: realColumns))
-            }
+            let tables = try headerCache.tables(in: bytes, reader: &reader)
             let count = try reader.count()
             var changes: [Change] = []
             changes.reserveCapacity(count)
@@ -90,10 +79,9 @@ enum ChangePayload {
                 var columns = table.columns
                 while columns.count < columnCount { columns.append("column\(columns.count)") }
                 if columns.count > columnCount { columns.removeLast(columns.count - columnCount) }
-                changes.append(
-                    contentsOf: makeChanges(
-                        table: table, columns: columns, operation: operation, old: old, new: new, oldRowID: oldRowID,
-                        newRowID: newRowID))
+                appendChanges(
+                    to: &changes, table: table, columns: columns, operation: operation, old: old, new: new, oldRowID: oldRowID,
+                    newRowID: newRowID)
             }
             return changes
         } catch {
@@ -127,10 +115,10 @@ enum ChangePayload {
         return values
     }
 
-    private static func makeChanges(
-        table: Table, columns: [String], operation: PreupdateChange.Operation, old: [DatabaseValue]?, new: [DatabaseValue]?,
-        oldRowID: Int64, newRowID: Int64
-    ) -> [Change] {
+    private static func appendChanges(
+        to changes: inout [Change], table: Table, columns: [String], operation: PreupdateChange.Operation, old: [DatabaseValue]?,
+        new: [DatabaseValue]?, oldRowID: Int64, newRowID: Int64
+    ) {
         func key(_ values: [DatabaseValue], rowID: Int64) -> [DatabaseValue] {
             // A row captured before its table was rebuilt in the same transaction may be shorter than the
             // header's key position: it is then known by its rowid.
@@ -141,20 +129,57 @@ enum ChangePayload {
         let newRow = new.map { Row(columns: columns, values: $0) }
         switch operation {
         case .insert:
-            return [Change(table: table.name, operation: .insert, key: key(new!, rowID: newRowID), old: nil, new: newRow, changedColumns: columns)]
+            changes.append(
+                Change(table: table.name, operation: .insert, key: key(new!, rowID: newRowID), old: nil, new: newRow, changedColumns: columns))
         case .delete:
-            return [Change(table: table.name, operation: .delete, key: key(old!, rowID: oldRowID), old: oldRow, new: nil, changedColumns: columns)]
+            changes.append(
+                Change(table: table.name, operation: .delete, key: key(old!, rowID: oldRowID), old: oldRow, new: nil, changedColumns: columns))
         case .update:
             let oldKey = key(old!, rowID: oldRowID)
             let newKey = key(new!, rowID: newRowID)
             guard oldKey == newKey else {
-                return [
-                    Change(table: table.name, operation: .delete, key: oldKey, old: oldRow, new: nil, changedColumns: columns),
-                    Change(table: table.name, operation: .insert, key: newKey, old: nil, new: newRow, changedColumns: columns),
-                ]
+                changes.append(Change(table: table.name, operation: .delete, key: oldKey, old: oldRow, new: nil, changedColumns: columns))
+                changes.append(Change(table: table.name, operation: .insert, key: newKey, old: nil, new: newRow, changedColumns: columns))
+                return
             }
             let changed = columns.indices.filter { old![$0] != new![$0] }.map { columns[$0] }
-            return [Change(table: table.name, operation: .update, key: oldKey, old: oldRow, new: newRow, changedColumns: changed)]
+            changes.append(Change(table: table.name, operation: .update, key: oldKey, old: oldRow, new: newRow, changedColumns: changed))
+        }
+    }
+
+    /// The tables of the last header decoded, by its bytes: a store's payloads mostly repeat the same
+    /// header (the same table), and parsing its column names again was a good part of decoding a small commit.
+    private static let headerCache = HeaderCache()
+
+    /// `@unchecked Sendable`: `cachedBytes` and `cachedTables` are guarded by `lock`.
+    private final class HeaderCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var cachedBytes: [UInt8] = []
+        private var cachedTables: [Table] = []
+
+        /// Reads the header's tables at the reader's offset, from the cache when the bytes are the same.
+        func tables(in payload: [UInt8], reader: inout ValueReader) throws(ValueReader.Malformed) -> [Table] {
+            let start = reader.offset
+            let (knownBytes, knownTables) = lock.withLock { (cachedBytes, cachedTables) }
+            if !knownBytes.isEmpty, reader.hasPrefix(knownBytes) {
+                try reader.skip(knownBytes.count)
+                return knownTables
+            }
+            var tables: [Table] = []
+            for _ in 0..<(try reader.count()) {
+                let name = try reader.string()
+                var columns: [String] = []
+                for _ in 0..<(try reader.count()) { columns.append(try reader.string()) }
+                var primaryKey: [Int] = []
+                for _ in 0..<(try reader.count()) { primaryKey.append(try reader.count()) }
+                var realColumns: [Int] = []
+                for _ in 0..<(try reader.count()) { realColumns.append(try reader.count()) }
+                guard primaryKey.allSatisfy({ $0 < columns.count }) else { throw ValueReader.Malformed(offset: reader.offset) }
+                tables.append(Table(name: name, columns: columns, primaryKey: primaryKey, realColumns: realColumns))
+            }
+            let header = Array(payload[start..<reader.offset])
+            lock.withLock { (cachedBytes, cachedTables) = (header, tables) }
+            return tables
         }
     }
 }
