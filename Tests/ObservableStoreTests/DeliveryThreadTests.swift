@@ -43,6 +43,29 @@ import Testing
         #expect(!thread.tryRun {})
     }
 
+    @Test func smallCommitsGoToTheDeliveryThreadAndFanOutsToTheGlobalQueue() throws {
+        try withTemporaryStore { store, _ in
+            let names = ThreadNames()
+            let one = store.listen("one") { _ in names.add(Thread.current.name ?? "") }
+            // The delivery thread is used when it is free, which a loaded machine may delay: some of a
+            // few commits, each waited for, must reach the handler there.
+            for index in 1...20 where !names.all.contains(DeliveryThread.threadName) {
+                try store.repository(NodeVO.self).insert(NodeVO(name: "a\(index)", x: 0, y: 0))
+                try waitUntil { names.all.count == index }
+            }
+            #expect(names.all.contains(DeliveryThread.threadName), "handler threads: \(names.all)")
+            one.cancel()
+            // 20 listeners: more than a commit is offered to on the writer's thread; the dispatch queue
+            // fans out through the global queue, never the delivery thread.
+            names.clear()
+            let many = (0..<20).map { index in store.listen("view-\(index)") { _ in names.add(Thread.current.name ?? "") } }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "b", x: 0, y: 0))
+            try waitUntil { names.all.count == 20 }
+            #expect(!names.all.contains(DeliveryThread.threadName))
+            withExtendedLifetime(many) {}
+        }
+    }
+
     @Test func sleepsAfterItsSpinWindow() throws {
         // After its spin window the thread sleeps: an idle store costs no CPU. Measured on the thread's own
         // CPU clock (other tests run in this process at the same time). Left spinning, it would use
@@ -74,6 +97,16 @@ import Testing
         clock_gettime(clock, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+}
+
+/// The names of the threads handlers ran on.
+private final class ThreadNames: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var names: [String] = []
+    func add(_ name: String) { lock.withLock { names.append(name) } }
+    func clear() { lock.withLock { names.removeAll() } }
+    var all: [String] { lock.withLock { names } }
 }
 
 /// A value shared with a closure on another thread, read after a semaphore says it was written.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs every case on every contender, each in a child process, and prints medians and ratios.
 struct Orchestrator {
-    var repetitions = 3
+    var repetitions = 5
     var only: Set<String>?
     var markdownPath: String?
     let contenders = ["raw", "grdb", "store"]
@@ -11,7 +11,7 @@ struct Orchestrator {
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
-            case "--repeat": repetitions = Int(arguments[index + 1]) ?? 3; index += 1
+            case "--repeat": repetitions = Int(arguments[index + 1]) ?? 5; index += 1
             case "--only": only = Set(arguments[index + 1].split(separator: ",").map(String.init)); index += 1
             case "--markdown": markdownPath = arguments[index + 1]; index += 1
             default: break
@@ -47,6 +47,7 @@ struct Orchestrator {
     }
 
     private func spawn(_ workload: Workload, _ contender: String) throws -> Measurement {
+        usleep(200_000)  // let the previous worker's exit (freed memory, deleted files) settle
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["worker", workload.rawValue, contender]

@@ -73,10 +73,11 @@ final class ChangeFeed: @unchecked Sendable {
     func start() {
         _ = pipe(&wakePipe)
         let thread = Thread { [self] in
+            // Named from the thread itself (a thread otherwise keeps its creator's name), in Linux's 15 bytes.
+            Thread.current.name = "store-feed"
             run()
             finished.signal()
         }
-        thread.name = "ObservableStore.feed"
         thread.qualityOfService = .userInitiated
         self.thread = thread
         thread.start()

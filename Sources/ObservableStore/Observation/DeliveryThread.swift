@@ -39,10 +39,16 @@ final class DeliveryThread: @unchecked Sendable {
     private var stopRequested = false
     private let wake = DispatchSemaphore(value: 0)
 
+    /// The thread's name as tools (`top -H`, `perf`, debuggers) show it: at most 15 bytes on Linux.
+    static let threadName = "store-delivery"
+
     init(spinWindow: Duration) {
         self.spinWindow = spinWindow
-        let thread = Thread { [self] in run() }
-        thread.name = "ObservableStore.delivery"
+        let thread = Thread { [self] in
+            // Set from the thread itself: a thread otherwise keeps the name of the one that created it.
+            Thread.current.name = DeliveryThread.threadName
+            run()
+        }
         thread.qualityOfService = .userInitiated
         thread.start()
     }

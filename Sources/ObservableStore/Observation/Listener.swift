@@ -3,7 +3,8 @@ import Logging
 
 /// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
 ///
-/// Delivery runs on the store's ``DeliveryThread`` when it is free, else on a global dispatch queue, one
+/// Delivery runs on the store's ``DeliveryThread`` (small commits for a few listeners, when it is free),
+/// else on a global dispatch queue, one
 /// drain at a time per listener, so a listener sees
 /// commits in sequence order and never concurrently with itself, and a slow handler delays no one
 /// else. `immediate` listeners are called on the writer's thread instead, right after COMMIT.
@@ -43,10 +44,11 @@ final class Listener: @unchecked Sendable {
         self.handler = handler
     }
 
-    /// Queues the part of `commit` that matches, and starts a drain if none is running.
-    func offer(_ commit: Commit) {
+    /// Queues the part of `commit` that matches, and starts a drain if none is running: on the store's
+    /// delivery thread when `warm` and it is free (a commit for a few listeners), else on the global queue.
+    func offer(_ commit: Commit, warm: Bool = false) {
         guard let matching = filter.apply(commit) else { return }
-        enqueue(.commit(matching))
+        enqueue(.commit(matching), warm: warm)
     }
 
     /// Queues an event for every listener whatever its filter (a gap, an external change).
@@ -54,7 +56,7 @@ final class Listener: @unchecked Sendable {
         enqueue(event)
     }
 
-    private func enqueue(_ event: StoreEvent) {
+    private func enqueue(_ event: StoreEvent, warm: Bool = false) {
         let startDrain = lock.withLock { () -> Bool in
             guard !isCancelled, event.sequence ?? .max > floor else { return false }
             buffer.push(event)
@@ -62,12 +64,14 @@ final class Listener: @unchecked Sendable {
             isDraining = true
             return true
         }
-        if startDrain { beginDraining() }
+        if startDrain { beginDraining(warm: warm) }
     }
 
-    /// Drains the buffer on another thread: the store's delivery thread when it is free, else the global queue.
-    private func beginDraining() {
-        if center?.deliveryThread.tryRun({ self.drain() }) == true { return }
+    /// Drains the buffer on another thread: the store's delivery thread when `warm` and it is free, else the
+    /// global queue. A fan-out to many listeners uses the global queue: it needs every core, and a thread
+    /// that keeps looking for work would take one.
+    private func beginDraining(warm: Bool) {
+        if warm, center?.deliveryThread.tryRun({ self.drain() }) == true { return }
         DispatchQueue.global().async { self.drain() }
     }
 
@@ -93,7 +97,7 @@ final class Listener: @unchecked Sendable {
             isDraining = true
             return true
         }
-        if startDrain { beginDraining() }
+        if startDrain { beginDraining(warm: false) }
     }
 
     private func drain() {

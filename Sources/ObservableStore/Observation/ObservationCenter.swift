@@ -223,7 +223,7 @@ final class ObservationCenter: @unchecked Sendable {
             // is then one thread hop away instead of two. Large commits, and fan-outs to many listeners, are
             // handled on the queue, off the writer's thread.
             let commit = decoded ?? decode(logged)
-            for listener in queued { deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
+            for listener in queued { deliver(commit, sequence: logged.sequence, to: listener, immediately: false, warm: true) }
             return
         }
         onQueue {
@@ -267,10 +267,12 @@ final class ObservationCenter: @unchecked Sendable {
         Result { try logged.decoded() }
     }
 
-    private func deliver(_ commit: Result<Commit, any Error>, sequence: Int64, to listener: Listener, immediately: Bool) {
+    private func deliver(
+        _ commit: Result<Commit, any Error>, sequence: Int64, to listener: Listener, immediately: Bool, warm: Bool = false
+    ) {
         switch commit {
         case .success(let commit):
-            if immediately { listener.deliverNow(commit) } else { listener.offer(commit) }
+            if immediately { listener.deliverNow(commit) } else { listener.offer(commit, warm: warm) }
         case .failure(let error):
             logger.error("a committed change set could not be decoded", metadata: ["error": "\(error)"])
             listener.offerToAll(.gap(missed: sequence...sequence))
