@@ -68,6 +68,9 @@ public final class Store: Sendable {
                 connection: connection, path: inMemory ? nil : path,
                 sets: [MigrationSet.store] + configuration.migrationSets, configuration: configuration)
             try migrator.open(policy: configuration.migrationPolicy)
+            // From here on, checkpoints run after a write has published its events, not inside its COMMIT
+            // (see Writer.checkpointIfDue). Migrations ran with SQLite's automatic checkpoint.
+            if !inMemory { connection.deferCheckpoints() }
         } catch let error as StoreError where [.cannotOpen, .readOnly].contains(error.code) && !inMemory {
             connection.close()
             let parent = (path as NSString).deletingLastPathComponent
@@ -294,7 +297,5 @@ public final class Store: Sendable {
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
         }
-        // Checkpoints run after a write has published its events, not inside its COMMIT (see Writer).
-        if !inMemory { connection.deferCheckpoints() }
     }
 }

@@ -148,6 +148,7 @@ extension Connection {
     /// Copies what it can of the WAL into the database file without waiting for readers or writers
     /// (`SQLITE_CHECKPOINT_PASSIVE`), as SQLite's automatic checkpoint does.
     package func checkpoint() throws(SQLiteError) {
+        guard !isClosed else { return }
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         guard code == SQLITE_OK else { throw lastError(code, sql: nil) }
         walHook?.frames = 0

@@ -20,7 +20,7 @@ package final class Connection {
     /// The path the connection was opened with.
     package let path: String
     private var cache: StatementCache
-    private var isClosed = false
+    private(set) var isClosed = false
     /// The installed preupdate hook's closure, kept alive while SQLite points at it.
     var preupdateHook: PreupdateHookBox?
     var walHook: WALHookBox?

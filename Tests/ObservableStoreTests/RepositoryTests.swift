@@ -160,6 +160,7 @@ import Testing
             for (columns, message) in [
                 (["x", "id"], #"nodes: cannot update column "id": it is the primary key"#),
                 (["x", "colour"], #"nodes: cannot update column "colour": it is not a column the record writes"#),
+                ([], "nodes: update names no column to write"),
             ] {
                 let error = #expect(throws: StoreError.self) { try nodes.update(node, columns: columns) }
                 #expect(error?.code == .invalidInput)

@@ -18,7 +18,7 @@ import Foundation
 /// thread yields the CPU on every turn; after the spin window without work it sleeps until handed
 /// some, so an idle store costs no CPU.
 ///
-/// `@unchecked Sendable`: `state`, `pending` and `stopRequested` are guarded by `lock`.
+/// `@unchecked Sendable`: `state`, `pending`, `stopRequested` and `offers` are guarded by `lock`.
 final class DeliveryThread: @unchecked Sendable {
     private enum State {
         /// Looking for work, yielding on every turn.
@@ -37,6 +37,7 @@ final class DeliveryThread: @unchecked Sendable {
     private var state = State.sleeping
     private var pending: (@Sendable () -> Void)?
     private var stopRequested = false
+    private var offers = 0
     private let wake = DispatchSemaphore(value: 0)
 
     /// The thread's name as tools (`top -H`, `perf`, debuggers) show it: at most 15 bytes on Linux.
@@ -56,6 +57,7 @@ final class DeliveryThread: @unchecked Sendable {
     /// Runs `work` on this thread if it is free; false when it is busy or stopped (run it elsewhere).
     func tryRun(_ work: @escaping @Sendable () -> Void) -> Bool {
         let wasSleeping = lock.withLock { () -> Bool? in
+            offers += 1
             guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
             let sleeping = state == .sleeping
             state = .busy
@@ -66,6 +68,9 @@ final class DeliveryThread: @unchecked Sendable {
         if wasSleeping { wake.signal() }
         return true
     }
+
+    /// How many times work was offered through ``tryRun(_:)``, taken or not (for tests of who uses the thread).
+    var offerCount: Int { lock.withLock { offers } }
 
     /// Ends the thread after the work it holds, if any. Later ``tryRun(_:)`` calls return false.
     func stop() {

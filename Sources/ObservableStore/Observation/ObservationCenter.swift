@@ -44,6 +44,11 @@ final class ObservationCenter: @unchecked Sendable {
         self.deliveryThread = DeliveryThread(spinWindow: deliverySpinWindow)
     }
 
+    /// A center that was never closed (a store whose opening failed after creating it) still ends its thread.
+    deinit {
+        deliveryThread.stop()
+    }
+
     /// Registers `listener`, replacing (and cancelling) any listener of the same name.
     /// When this returns, the replaced listener's handler is not running and will not run again.
     func register(_ listener: Listener) {

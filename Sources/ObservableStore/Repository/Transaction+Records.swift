@@ -56,9 +56,12 @@ extension Transaction {
     /// try tx.update(node, columns: ["x"])
     /// ```
     ///
-    /// Throws ``StoreError/Code/invalidInput`` when a column is the primary key or not one the record
-    /// writes, and ``StoreError/Code/notFound`` when no such row exists.
+    /// Throws ``StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column
+    /// the record does not write, and ``StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R, columns: [String]) throws {
+        guard !columns.isEmpty else {
+            throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
+        }
         let row = try RowEncoder.encode(record, only: columns + [R.primaryKey])
         if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
             let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
