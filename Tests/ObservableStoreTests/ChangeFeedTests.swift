@@ -98,10 +98,15 @@ import Testing
         }
     }
 
-    @Test func prunedCommitsAnotherProcessMadeBecomeAGap() throws {
+    @Test(arguments: [false, true])
+    func prunedCommitsAnotherProcessMadeBecomeAGap(immediate: Bool) throws {
+        // An immediate listener gets commits on the publishing thread: its gap must come first there too,
+        // not after the commits that follow it.
         try withTemporaryStore { store, path in
             let recorder = EventRecorder()
-            let token = store.listen("behind", filter: .table("nodes")) { recorder.record($0) }
+            let token = store.listen("behind", filter: .table("nodes"), options: ListenerOptions(immediate: immediate)) {
+                recorder.record($0)
+            }
             let feed = try #require(store.feed)
             feed.stop()  // this process stops looking while another one writes and prunes
             var configuration = StoreConfiguration()

@@ -78,9 +78,15 @@ final class Listener: @unchecked Sendable {
     /// Immediate delivery on the caller's thread (the writer, after COMMIT). A held listener queues instead.
     func deliverNow(_ commit: Commit) {
         guard let matching = filter.apply(commit) else { return }
+        deliverNow(event: .commit(matching))
+    }
+
+    /// Immediate delivery of `event` whatever the filter (a gap, an external change, or an already
+    /// filtered commit). A held or draining listener queues it behind what it already holds.
+    func deliverNow(event: StoreEvent) {
         let held = lock.withLock { isHeld || isDraining }
-        if held { return enqueue(.commit(matching)) }
-        invoke(.commit(matching))
+        if held { return enqueue(event) }
+        invoke(event)
     }
 
     /// Bind-and-fire: runs `initial` (the first value) as a delivery, drops queued events at or below

@@ -254,12 +254,14 @@ final class ObservationCenter: @unchecked Sendable {
     /// Whether every block sent to the dispatch queue has finished.
     private var queueIsIdle: Bool { queueLock.withLock { blocksOnQueue == 0 } }
 
-    /// Hands an event that concerns everyone (gap, external change) to every listener, after the
-    /// commits already queued.
+    /// Hands an event that concerns everyone (gap, external change) to every listener in its place in
+    /// the order: immediate listeners now, as they get commits; the others after the commits already queued.
     private func offerToAll(_ event: StoreEvent) {
-        let listeners = lock.withLock { Array(byName.values) }
+        let (immediate, queued) = lock.withLock { (immediateListeners, queuedListeners) }
+        for listener in immediate { listener.deliverNow(event: event) }
+        guard !queued.isEmpty else { return }
         onQueue {
-            for listener in listeners { listener.offerToAll(event) }
+            for listener in queued { listener.offerToAll(event) }
         }
     }
 
