@@ -132,7 +132,10 @@ public final class Transaction {
     func withStatement<T>(_ sql: String, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T) throws -> T {
         try checkActive()
         let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
-        defer { statement.reset() }
+        defer {
+            statement.reset()
+            statement.clearBindings()  // frees copies of large bound values now, not at the statement's next use
+        }
         try inspect(statement)
         let marker = capture?.mark()
         do {

@@ -158,12 +158,26 @@ package final class Statement {
         sqlite3_reset(handle)
     }
 
-    /// Binds `arguments`, runs the statement to completion, and resets it.
+    /// Binds `arguments`, runs the statement to completion, resets it and clears its bindings.
+    ///
+    /// Clearing frees SQLite's copies of bound text and blobs now: kept, a large one (a bulk commit's
+    /// change-log payload, 100 MB for a million rows) was freed by whichever commit next used the
+    /// statement, and that commit paid for unmapping it (7 ms measured).
     package func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
         sqlite3_reset(handle)
         try bind(arguments)
-        defer { sqlite3_reset(handle) }
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
         while try step() {}
+    }
+
+    /// The SQL with the current bindings written in (`sqlite3_expanded_sql`), to see what is bound.
+    package var expandedSQL: String? {
+        guard let text = sqlite3_expanded_sql(handle) else { return nil }
+        defer { sqlite3_free(text) }
+        return String(cString: text)
     }
 
     // MARK: - Columns

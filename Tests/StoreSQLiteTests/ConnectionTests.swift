@@ -14,6 +14,17 @@ import Testing
         }
     }
 
+    @Test func executeLeavesNoValueBound() throws {
+        // A large bound blob must be freed by the statement that used it, not by its next use.
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (a, b)")
+            let insert = try db.cachedStatement("INSERT INTO t (a, b) VALUES (?, ?)")
+            try insert.execute([.blob(Data(repeating: 7, count: 1 << 20)), .text("kept?")])
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            #expect(try db.cachedStatement("SELECT length(a) FROM t").step())
+        }
+    }
+
     @Test func everyStorageClassRoundTrips() throws {
         try withConnection { db, _ in
             try db.execute("CREATE TABLE t (v)")
