@@ -16,12 +16,8 @@ extension Connection {
     }
 
     /// Runs one statement without arguments from the statement cache (BEGIN and COMMIT are not parsed
-    /// again for every transaction), and resets it.
+    /// again for every transaction).
     private func runCached(_ sql: String) throws {
-        try StoreError.wrapping {
-            let statement = try cachedStatement(sql)
-            defer { statement.reset() }
-            while try statement.step() {}
-        }
+        try StoreError.wrapping { try cachedStatement(sql).execute() }
     }
 }
