@@ -349,6 +349,25 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         }
     }
 
+    /// A failed attempt closes its descriptor exactly once. A second close would close whatever file another
+    /// thread had opened under the same number in between: CI saw a crash test's freshly opened store fail with
+    /// SQLite's `disk I/O error` (`SQLITE_IOERR_FSTAT`) while this suite's busy-lock test ran beside it.
+    @Test func aFailedLockAttemptClosesNoOtherThreadsFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("lock.sqlite").path
+            let holder = try MigrationLock(databasePath: path, timeout: .zero)
+            defer { withExtendedLifetime(holder) {} }
+            let opener = FileIdentityChecker()
+            opener.start()
+            for _ in 0..<3000 {
+                #expect(throws: StoreError.self) { try MigrationLock(databasePath: path, timeout: .zero) }
+            }
+            let (checked, stolen) = opener.stop()
+            #expect(checked > 0, "the other thread never opened a file: the test tested nothing")
+            #expect(stolen == 0, "\(stolen) of \(checked) files the other thread held were closed or replaced under it")
+        }
+    }
+
     @Test func twoProcessesMigratingAtOnceApplyEachFileOnce() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("race.sqlite").path
@@ -417,5 +436,49 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             }
             #expect(error?.code == .invalidInput)
         }
+    }
+}
+
+/// A thread that keeps opening `/dev/null` and checks, while it holds each descriptor, that the descriptor still
+/// names the file it opened: a stray `close` from another thread shows up as a failed `fstat` or another inode.
+private final class FileIdentityChecker: @unchecked Sendable {
+    // @unchecked: the counters and `stopRequested` are only touched under `lock`.
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var checked = 0
+    private var stolen = 0
+    private let finished = DispatchSemaphore(value: 0)
+
+    func start() {
+        Thread { [self] in
+            while !lock.withLock({ stopRequested }) {
+                let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { continue }
+                var opened = stat()
+                fstat(descriptor, &opened)
+                var intact = true
+                for _ in 0..<20 {
+                    var now = stat()
+                    if fstat(descriptor, &now) != 0 || now.st_ino != opened.st_ino || now.st_dev != opened.st_dev {
+                        intact = false
+                        break
+                    }
+                }
+                // A descriptor closed under us is not closed again: its number may already be someone else's.
+                if intact { close(descriptor) }
+                lock.withLock {
+                    checked += 1
+                    if !intact { stolen += 1 }
+                }
+            }
+            finished.signal()
+        }.start()
+    }
+
+    /// Stops the thread; returns how many descriptors it checked and how many were closed under it.
+    func stop() -> (checked: Int, stolen: Int) {
+        lock.withLock { stopRequested = true }
+        finished.wait()
+        return lock.withLock { (checked, stolen) }
     }
 }

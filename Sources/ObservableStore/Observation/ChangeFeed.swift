@@ -71,7 +71,10 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Starts the feed thread.
     func start() {
-        _ = pipe(&wakePipe)
+        // Close-on-exec: a program this process starts must not inherit the feed's wake pipe.
+        if pipe(&wakePipe) == 0 {
+            for descriptor in wakePipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        }
         let thread = Thread { [self] in
             // Named from the thread itself (a thread otherwise keeps its creator's name), in Linux's 15 bytes.
             Thread.current.name = "store-feed"

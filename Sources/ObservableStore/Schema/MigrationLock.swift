@@ -17,23 +17,33 @@ final class MigrationLock {
     /// Takes the lock, polling until `timeout`; throws ``StoreError/Code/busy`` naming the holder.
     init(databasePath: String, timeout: Duration) throws {
         path = databasePath + "-migrate.lock"
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Assigned only once the lock is held: if acquiring throws, `init` has not finished and `deinit` (which
+        // closes `descriptor`) does not run, so the descriptor is closed once, by `acquire`. Closing it twice would
+        // close whatever file another thread opened under the same number in between.
+        descriptor = try MigrationLock.acquire(path, for: databasePath, timeout: timeout)
+        let stamp = "pid \(getpid()), since \(Timestamp.format(Date()))\n"
+        _ = ftruncate(descriptor, 0)
+        _ = stamp.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+    }
+
+    /// Opens the lock file and locks it, polling until `timeout`; returns the locked descriptor.
+    /// On failure the descriptor is closed before throwing.
+    private static func acquire(_ path: String, for databasePath: String, timeout: Duration) throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(.cannotOpen, "cannot open migration lock \(path): \(String(cString: strerror(errno)))")
         }
         let deadline = ContinuousClock.now + timeout
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
-                let holder = MigrationLock.holder(at: path)
                 close(descriptor)
+                let holder = MigrationLock.holder(at: path)
                 throw StoreError(
                     .busy, "another process is migrating \(databasePath)\(holder.map { " (\($0))" } ?? "")")
             }
             usleep(20_000)
         }
-        let stamp = "pid \(getpid()), since \(Timestamp.format(Date()))\n"
-        _ = ftruncate(descriptor, 0)
-        _ = stamp.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        return descriptor
     }
 
     deinit {
