@@ -46,6 +46,35 @@ import Testing
         }
     }
 
+    /// The 24-byte form has its own straight-line parser: it must read what the general parser reads, and
+    /// refuse (or hand over) every 24-byte text that is not exactly that form.
+    @Test func theCanonicalFormParsesAsTheGeneralParserDoes() throws {
+        func general(_ text: String) -> Date? {
+            var text = text
+            return text.withUTF8 { Timestamp.parseAnyForm($0) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let text = Timestamp.format(Date(timeIntervalSince1970: Double.random(in: -6e10...2e11, using: &generator)))
+            #expect(text.utf8.count == 24)
+            #expect(Timestamp.parse(text) != nil && Timestamp.parse(text) == general(text), "\(text)")
+        }
+        // Accepted by the general parser only: a space or a lowercase letter where the canonical form has T or Z.
+        for other in ["2026-11-22 10:00:01.250Z", "2026-11-22t10:00:01.250Z", "2026-11-22T10:00:01.250z"] {
+            #expect(Timestamp.parse(other) == Date(timeIntervalSince1970: 1_795_341_601.25), "\(other)")
+        }
+        let refused = [
+            "2026-13-22T10:00:01.250Z", "2026-00-22T10:00:01.250Z", "2026-11-32T10:00:01.250Z", "2026-11-00T10:00:01.250Z",
+            "2026-11-22T24:00:01.250Z", "2026-11-22T10:60:01.250Z", "2026-11-22T10:00:61.250Z", "2026-11-22T10:00:01.25xZ",
+            "20a6-11-22T10:00:01.250Z", "2026/11/22T10:00:01.250Z", "2026-11-22T10:00:01,250Z", "2026-11-22T10:00:01.250+",
+            "2026-11-22T10:00:01.2\u{0}0Z",
+        ]
+        for bad in refused {
+            #expect(bad.utf8.count == 24, "\(bad)")
+            #expect(Timestamp.parse(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func sha256MatchesKnownVectors() {
         #expect(SHA256.hex(Array("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

@@ -25,8 +25,8 @@ final class GRDBContender {
 
         init(_ node: BenchNode) {
             self.init(
-                id: node.id, name: node.name, x: node.x, y: node.y, color: node.color, width: 120, height: 60,
-                createdAt: node.updatedAt, updatedAt: node.updatedAt)
+                id: node.id, name: node.name, x: node.x, y: node.y, color: node.color, width: node.width,
+                height: node.height, createdAt: node.createdAt, updatedAt: node.updatedAt)
         }
 
         init(id: Int64?, name: String, x: Double, y: Double, color: String, width: Double, height: Double, createdAt: String, updatedAt: String) {

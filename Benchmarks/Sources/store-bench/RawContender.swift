@@ -41,15 +41,27 @@ final class RawContender {
     private static let insertSQL =
         "INSERT INTO nodes (id, name, x, y, color, width, height, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
+    private static let selectSQL = "SELECT id, name, x, y, color, width, height, created_at, updated_at FROM nodes"
+
+    /// The current row of a statement running `selectSQL`, read as the other contenders read it: nine columns.
+    static func node(at statement: OpaquePointer) -> BenchNode {
+        BenchNode(
+            id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
+            x: sqlite3_column_double(statement, 2), y: sqlite3_column_double(statement, 3),
+            color: String(cString: sqlite3_column_text(statement, 4)), width: sqlite3_column_double(statement, 5),
+            height: sqlite3_column_double(statement, 6), createdAt: String(cString: sqlite3_column_text(statement, 7)),
+            updatedAt: String(cString: sqlite3_column_text(statement, 8)))
+    }
+
     func insert(_ node: BenchNode, with statement: OpaquePointer) throws {
         sqlite3_bind_int64(statement, 1, node.id)
         sqlite3_bind_text(statement, 2, node.name, -1, transient)
         sqlite3_bind_double(statement, 3, node.x)
         sqlite3_bind_double(statement, 4, node.y)
         sqlite3_bind_text(statement, 5, node.color, -1, transient)
-        sqlite3_bind_double(statement, 6, 120)
-        sqlite3_bind_double(statement, 7, 60)
-        sqlite3_bind_text(statement, 8, node.updatedAt, -1, transient)
+        sqlite3_bind_double(statement, 6, node.width)
+        sqlite3_bind_double(statement, 7, node.height)
+        sqlite3_bind_text(statement, 8, node.createdAt, -1, transient)
         sqlite3_bind_text(statement, 9, node.updatedAt, -1, transient)
         guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult(String(cString: sqlite3_errmsg(db))) }
         sqlite3_reset(statement)
@@ -127,17 +139,10 @@ final class RawContender {
             return Measurement(seconds: elapsed)
         case .fetchAll, .memoryFetchAll:
             try fill(Workload.bulkRows)
-            let statement = try prepare("SELECT id, name, x, y, color, updated_at FROM nodes")
+            let statement = try prepare(RawContender.selectSQL)
             let start = ContinuousClock.now
             var nodes: [BenchNode] = []
-            while sqlite3_step(statement) == SQLITE_ROW {
-                nodes.append(
-                    BenchNode(
-                        id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
-                        x: sqlite3_column_double(statement, 2), y: sqlite3_column_double(statement, 3),
-                        color: String(cString: sqlite3_column_text(statement, 4)),
-                        updatedAt: String(cString: sqlite3_column_text(statement, 5))))
-            }
+            while sqlite3_step(statement) == SQLITE_ROW { nodes.append(RawContender.node(at: statement)) }
             let elapsed = seconds(since: start)
             sqlite3_finalize(statement)
             let expectedSum = try sumX()
@@ -146,19 +151,12 @@ final class RawContender {
         case .fetchByID:
             try fill(Workload.bulkRows)
             let ids = Workload.lookupIDs()
-            let statement = try prepare("SELECT id, name, x, y, color, updated_at FROM nodes WHERE id = ?")
+            let statement = try prepare(RawContender.selectSQL + " WHERE id = ?")
             let start = ContinuousClock.now
             var total = 0.0
             for id in ids {
                 sqlite3_bind_int64(statement, 1, id)
-                if sqlite3_step(statement) == SQLITE_ROW {
-                    let node = BenchNode(
-                        id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
-                        x: sqlite3_column_double(statement, 2), y: sqlite3_column_double(statement, 3),
-                        color: String(cString: sqlite3_column_text(statement, 4)),
-                        updatedAt: String(cString: sqlite3_column_text(statement, 5)))
-                    total += node.x
-                }
+                if sqlite3_step(statement) == SQLITE_ROW { total += RawContender.node(at: statement).x }
                 sqlite3_reset(statement)
             }
             let elapsed = seconds(since: start)

@@ -71,19 +71,23 @@ struct Measurement: Codable {
     var unsupported: String?
 }
 
-/// One node of the benchmark, the same for every contender.
+/// One node of the benchmark, the same for every contender: all nine columns of `nodes`, so that every
+/// contender writes and reads the same row (GRDB's record and the store's `NodeVO` have the nine too).
 struct BenchNode {
     var id: Int64
     var name: String
     var x: Double
     var y: Double
     var color: String
+    var width: Double
+    var height: Double
+    var createdAt: String
     var updatedAt: String
 
     static func make(_ index: Int) -> BenchNode {
         BenchNode(
             id: Int64(index + 1), name: "node \(index)", x: Double(index), y: Double(index % 100), color: "#4A90D9",
-            updatedAt: "2026-11-22T10:00:00.000Z")
+            width: 120, height: 60, createdAt: "2026-11-22T10:00:00.000Z", updatedAt: "2026-11-22T10:00:00.000Z")
     }
 }
 

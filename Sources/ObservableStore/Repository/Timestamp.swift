@@ -63,6 +63,37 @@ enum Timestamp {
     /// the `Date` that ``milliseconds(of:)`` and `truncatedToMilliseconds` give; finer digits are added
     /// as a fraction of a millisecond.
     static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if bytes.count == 24, let date = parseCanonical(bytes) { return date }
+        return parseAnyForm(bytes)
+    }
+
+    /// The form ``format(_:)`` writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, read in straight-line code: nearly every
+    /// date a fetch reads has it. Nil for any other 24 bytes, which ``parseAnyForm(_:)`` then reads.
+    private static func parseCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58, bytes[19] == 46,
+            bytes[23] == 90
+        else { return nil }
+        for index in 0..<23 where index != 4 && index != 7 && index != 10 && index != 13 && index != 16 && index != 19 {
+            guard bytes[index] &- 48 < 10 else { return nil }
+        }
+        func number(_ from: Int, _ count: Int) -> Int64 {
+            var value: Int64 = 0
+            for index in from..<from + count { value = value * 10 + Int64(bytes[index] &- 48) }
+            return value
+        }
+        let month = number(5, 2)
+        let day = number(8, 2)
+        let hour = number(11, 2)
+        let minute = number(14, 2)
+        let second = number(17, 2)
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        let milliseconds = Self.days(fromCivil: number(0, 4), month, day) * 86_400_000
+            + (hour * 3600 + minute * 60 + second) * 1000 + number(20, 3)
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Parses every form listed on the type, digit by digit.
+    static func parseAnyForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int64? {
             guard index + count <= bytes.count else { return nil }
