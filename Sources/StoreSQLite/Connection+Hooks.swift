@@ -61,26 +61,44 @@ package struct PreupdateChange: ~Copyable {
         }
     }
 
-    /// Appends an UPDATE's new values, each column that kept its old value as ``ValueCodec/unchangedTag``:
-    /// an update of one column logs one value, not the whole row twice.
-    package func appendChangedNewValues(to bytes: inout [UInt8]) {
-        for index in 0..<columnCount {
-            var old: OpaquePointer?
-            var new: OpaquePointer?
-            sqlite3_preupdate_old(connection, index, &old)
-            sqlite3_preupdate_new(connection, index, &new)
-            if let old, let new, PreupdateChange.same(old, new) {
-                bytes.append(ValueCodec.unchangedTag)
-            } else {
-                PreupdateChange.append(new, to: &bytes)
+    /// Appends an UPDATE's values: every column's old value, then its new values, a column that kept its old
+    /// value written as ``ValueCodec/unchangedTag`` (an update of one column logs one new value, not the
+    /// whole row again). One pass over the columns: each value is fetched and its type read once.
+    package func appendUpdateValues(to bytes: inout [UInt8]) {
+        let count = Int(columnCount)
+        withUnsafeTemporaryAllocation(of: NewValue.self, capacity: count) { newValues in
+            for index in 0..<count {
+                var old: OpaquePointer?
+                var new: OpaquePointer?
+                sqlite3_preupdate_old(connection, Int32(index), &old)
+                sqlite3_preupdate_new(connection, Int32(index), &new)
+                let oldType = old.map(sqlite3_value_type) ?? SQLITE_NULL
+                let newType = new.map(sqlite3_value_type) ?? SQLITE_NULL
+                PreupdateChange.append(old, type: oldType, to: &bytes)
+                let unchanged = old != nil && new != nil && PreupdateChange.same(old!, new!, type: oldType, otherType: newType)
+                newValues.initializeElement(at: index, to: NewValue(value: new, type: newType, unchanged: unchanged))
             }
+            for new in newValues.prefix(count) {
+                if new.unchanged {
+                    bytes.append(ValueCodec.unchangedTag)
+                } else {
+                    PreupdateChange.append(new.value, type: new.type, to: &bytes)
+                }
+            }
+            _ = newValues.deinitialize()
         }
     }
 
-    /// Whether two values have the same storage class and the same bits or bytes.
-    private static func same(_ a: OpaquePointer, _ b: OpaquePointer) -> Bool {
-        let type = sqlite3_value_type(a)
-        guard type == sqlite3_value_type(b) else { return false }
+    /// A column's new value, kept while the old values are written.
+    private struct NewValue {
+        var value: OpaquePointer?
+        var type: Int32
+        var unchanged: Bool
+    }
+
+    /// Whether two values (of types `type` and `otherType`) have the same storage class and bits or bytes.
+    private static func same(_ a: OpaquePointer, _ b: OpaquePointer, type: Int32, otherType: Int32) -> Bool {
+        guard type == otherType else { return false }
         switch type {
         case SQLITE_NULL: return true
         case SQLITE_INTEGER: return sqlite3_value_int64(a) == sqlite3_value_int64(b)
@@ -98,8 +116,13 @@ package struct PreupdateChange: ~Copyable {
     }
 
     private static func append(_ value: OpaquePointer?, to bytes: inout [UInt8]) {
+        append(value, type: value.map(sqlite3_value_type) ?? SQLITE_NULL, to: &bytes)
+    }
+
+    /// Appends `value`, whose `sqlite3_value_type` is `type` (NULL when `value` is nil).
+    private static func append(_ value: OpaquePointer?, type: Int32, to bytes: inout [UInt8]) {
         guard let value else { return bytes.append(ValueCodec.nullTag) }
-        switch sqlite3_value_type(value) {
+        switch type {
         case SQLITE_INTEGER: ValueCodec.appendInteger(sqlite3_value_int64(value), to: &bytes)
         case SQLITE_FLOAT: ValueCodec.appendReal(sqlite3_value_double(value), to: &bytes)
         case SQLITE_TEXT:

@@ -173,6 +173,41 @@ package final class Statement {
         while try step() {}
     }
 
+    /// ``execute(_:)`` with one more parameter after `arguments`: `blob`, which SQLite reads in place
+    /// (`SQLITE_STATIC`) instead of copying it. For large blobs: a commit's change-log payload is megabytes
+    /// in a bulk write, and the copy (plus a `Data` to hold it) cost more than the insert.
+    package func execute(_ arguments: [DatabaseValue], thenBlob blob: [UInt8]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        let blobIndex = Int32(arguments.count + 1)
+        guard blobIndex == parameterCount else {
+            throw SQLiteError(
+                extendedCode: ResultCode.SQLITE_RANGE,
+                message: "statement expects \(parameterCount) argument(s), got \(blobIndex)", sql: sql)
+        }
+        for (offset, value) in arguments.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+        let failure = blob.withUnsafeBytes { bytes -> SQLiteError? in
+            // Unbound before `bytes` stops being valid, on every path.
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+            }
+            let code =
+                bytes.isEmpty
+                ? sqlite3_bind_zeroblob(handle, blobIndex, 0)
+                : sqlite3_bind_blob64(handle, blobIndex, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
+            guard code == SQLITE_OK else { return error(code) }
+            do throws(SQLiteError) {
+                while try step() {}
+            } catch {
+                return error
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     /// The SQL with the current bindings written in (`sqlite3_expanded_sql`), to see what is bound.
     package var expandedSQL: String? {
         guard let text = sqlite3_expanded_sql(handle) else { return nil }

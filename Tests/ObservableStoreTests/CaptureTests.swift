@@ -104,6 +104,25 @@ import Testing
         }
     }
 
+    /// An update's changed columns are found by storage class and bytes: each transition below, from the value
+    /// before to the value after, in the row's column `a` (column `b` keeps its value and is never reported).
+    @Test(arguments: [
+        ("'abc'", "'abd'", true), ("'same'", "'same'", false), ("NULL", "NULL", false), ("1", "1.0", true),
+        ("1.5", "1.5", false), ("x'0102'", "x'0102'", false), ("x'0102'", "x'0103'", true), ("5", "NULL", true),
+        ("NULL", "''", true), ("''", "x''", true), ("0.5", "0.25", true), ("printf('%.500d', 1)", "printf('%.500d', 2)", true),
+    ])
+    func anUpdateReportsExactlyTheColumnsWhoseValueChanged(before: String, after: String, changed: Bool) throws {
+        try withHazardStore { store, recorder throws in
+            try store.write { tx in try tx.execute("INSERT INTO nopk (rowid, a, b) VALUES (1, \(before), 'kept')") }
+            try store.write { tx in try tx.execute("UPDATE nopk SET a = \(after), b = 'kept' WHERE rowid = 1") }
+            let update = try #require(recorder.commits.last?.changes.first)
+            #expect(update.changedColumns == (changed ? ["a"] : []), "\(before) → \(after)")
+            let stored = try store.read { try $0.fetchRows("SELECT \(before) AS before, \(after) AS after") }.first
+            #expect(update.old?["a"] == stored?["before"] && update.new?["a"] == stored?["after"], "\(before) → \(after)")
+            #expect(update.old?["b"] == .text("kept") && update.new?["b"] == .text("kept"))
+        }
+    }
+
     @Test func foreignKeyCascadesAreReported() throws {
         try withHazardStore { store, recorder throws in
             try store.write { tx in

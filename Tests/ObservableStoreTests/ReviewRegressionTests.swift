@@ -129,6 +129,17 @@ import Testing
             #expect(try store.read { try $0.fetchValue("SELECT tables FROM _store_commits") } == .text("nodes"))
         }
     }
+
+    @Test func theLogNamesEveryKeptTableInFirstSeenOrder() throws {
+        try withTemporaryStore { store, _ throws in
+            try store.write { tx in
+                try tx.insert(UserInfo(id: "first", name: "F"))
+                try tx.insert(NodeVO(name: "second", x: 0, y: 0))
+                try tx.insert(UserInfo(id: "again", name: "A"))
+            }
+            #expect(try store.read { try $0.fetchValue("SELECT tables FROM _store_commits") } == .text("user_info,nodes"))
+        }
+    }
 }
 
 @Suite struct ReprepareTests {

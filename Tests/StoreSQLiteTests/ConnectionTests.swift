@@ -25,6 +25,28 @@ import Testing
         }
     }
 
+    /// The blob SQLite reads in place: stored intact, empty is an empty blob (not NULL), unbound afterwards
+    /// on success and on failure, and a wrong parameter count is refused before anything runs.
+    @Test func executeThenBlobStoresTheBytesAndUnbindsThem() throws {
+        try withConnection { db, _ in
+            try db.execute("CREATE TABLE t (a TEXT, b BLOB, UNIQUE (a))")
+            let insert = try db.cachedStatement("INSERT INTO t (a, b) VALUES (?, ?)")
+            let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try insert.execute([.text("big")], thenBlob: bytes)
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            try insert.execute([.text("empty")], thenBlob: [])
+            let duplicate = #expect(throws: SQLiteError.self) { try insert.execute([.text("big")], thenBlob: [1, 2, 3]) }
+            #expect(duplicate?.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            let wrongCount = #expect(throws: SQLiteError.self) { try insert.execute([], thenBlob: [1]) }
+            #expect(wrongCount?.extendedCode == ResultCode.SQLITE_RANGE)
+            let select = try db.prepare("SELECT a, b, typeof(b) FROM t ORDER BY rowid")
+            var rows: [[DatabaseValue]] = []
+            while try select.step() { rows.append(select.row()) }
+            #expect(rows == [[.text("big"), .blob(Data(bytes)), .text("blob")], [.text("empty"), .blob(Data()), .text("blob")]])
+        }
+    }
+
     @Test func everyStorageClassRoundTrips() throws {
         try withConnection { db, _ in
             try db.execute("CREATE TABLE t (v)")

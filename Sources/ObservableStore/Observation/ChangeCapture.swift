@@ -56,20 +56,20 @@ final class ChangeCapture {
         switch change.operation {
         case .insert: change.appendNewValues(to: &records)
         case .delete: change.appendOldValues(to: &records)
-        case .update:
-            change.appendOldValues(to: &records)
-            change.appendChangedNewValues(to: &records)
+        case .update: change.appendUpdateValues(to: &records)
         }
     }
 
     /// The tables that still have a change after rollbacks, in first-seen order.
     var touchedTableNames: [String] {
-        var touched = Set<Int>()
+        // One table seen: every remaining record is its (the usual commit, and no walk through a bulk one).
+        if tableNames.count == 1 { return recordOffsets.isEmpty ? [] : tableNames }
+        var touched = [Bool](repeating: false, count: tableNames.count)
         for offset in recordOffsets {
             var reader = ValueReader(records, offset: offset)
-            if let index = try? reader.varint() { touched.insert(Int(index)) }
+            if let index = try? reader.varint(), index < touched.count { touched[Int(index)] = true }
         }
-        return tableNames.indices.filter(touched.contains).map { tableNames[$0] }
+        return tableNames.indices.filter { touched[$0] }.map { tableNames[$0] }
     }
 
     /// The current position.

@@ -43,12 +43,17 @@ package enum ChangeLogLayout: Sendable {
 /// Used only on the writer's queue; not thread-safe.
 final class ChangeLog {
     static let commitsTable = "_store_commits"
+    /// Built once: a commit's statement is found by its text, which is not rebuilt at each commit.
+    private static let insertCommitSQL =
+        "INSERT INTO \(commitsTable) (committed_at, origin, change_count, tables, schema_changed, payload) "
+        + "VALUES (?, ?, ?, ?, ?, ?)"
     let layout: ChangeLogLayout
 
     init(layout: ChangeLogLayout = .payloadPerCommit) {
         self.layout = layout
     }
-    private var tables: [String: ChangePayload.Table] = [:]
+    /// Each table's description, encoded for the payload (``ChangePayload/encodedDescription(of:)``).
+    private var tables: [String: [UInt8]] = [:]
     private var schemaVersion: Int64 = -1
     /// Whether `_store_commits` exists: a store opened below the library migration that creates it
     /// (migration tests, `migrationPolicy: .none`) writes without a log and publishes no events.
@@ -81,18 +86,17 @@ final class ChangeLog {
             }
         }
         guard hasLog else { return nil }
-        let headers = try capture.tableNames.map { try table($0, on: connection) }
-        let payload = ChangePayload.encode(tables: headers, changeCount: capture.changeCount, records: capture.records)
+        let descriptions = try capture.tableNames.map { try encodedDescription(of: $0, on: connection) }
+        let payload = ChangePayload.encode(
+            encodedTables: descriptions, changeCount: capture.changeCount, records: capture.records)
         let now = Date()
         let sequence: Int64 = try StoreError.wrapping {
-            try connection.cachedStatement(
-                "INSERT INTO \(ChangeLog.commitsTable) (committed_at, origin, change_count, tables, schema_changed, payload) "
-                    + "VALUES (?, ?, ?, ?, ?, ?)"
-            ).execute([
-                .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null, .integer(Int64(capture.changeCount)),
-                .text(capture.touchedTableNames.joined(separator: ",")), .integer(capture.schemaChanged ? 1 : 0),
-                .blob(Data(payload)),
-            ])
+            try connection.cachedStatement(ChangeLog.insertCommitSQL).execute(
+                [
+                    .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null,
+                    .integer(Int64(capture.changeCount)), .text(capture.touchedTableNames.joined(separator: ",")),
+                    .integer(capture.schemaChanged ? 1 : 0),
+                ], thenBlob: payload)
             let sequence = connection.lastInsertRowID
             if layout == .rowPerChange {
                 let insert = try connection.cachedStatement(
@@ -116,7 +120,7 @@ final class ChangeLog {
             origin: origin, payload: payload, schemaChanged: capture.schemaChanged)
     }
 
-    private func table(_ name: String, on connection: Connection) throws -> ChangePayload.Table {
+    private func encodedDescription(of name: String, on connection: Connection) throws -> [UInt8] {
         if let known = tables[name] { return known }
         let info = try StoreError.wrapping {
             let statement = try connection.prepare("PRAGMA table_info(\(quoted(name)))")
@@ -133,8 +137,9 @@ final class ChangeLog {
                 name: name, columns: columns, primaryKey: keyParts.sorted { $0.position < $1.position }.map(\.index),
                 realColumns: realColumns)
         }
-        tables[name] = info
-        return info
+        let encoded = ChangePayload.encodedDescription(of: info)
+        tables[name] = encoded
+        return encoded
     }
 
     /// The commits after `sequence` (at most `limit`, and none past `last` when given), in order.

@@ -29,20 +29,31 @@ enum ChangePayload {
 
     /// Assembles the payload from the tables' descriptions and the captured records.
     static func encode(tables: [Table], changeCount: Int, records: [UInt8]) -> [UInt8] {
+        encode(encodedTables: tables.map(encodedDescription), changeCount: changeCount, records: records)
+    }
+
+    /// Assembles the payload from descriptions already encoded by ``encodedDescription(of:)``: the change
+    /// log encodes each table's once, not at every commit.
+    static func encode(encodedTables: [[UInt8]], changeCount: Int, records: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = [version]
-        bytes.reserveCapacity(records.count + 64 * tables.count + 16)
-        ValueCodec.appendVarint(UInt64(tables.count), to: &bytes)
-        for table in tables {
-            ValueCodec.appendString(table.name, to: &bytes)
-            ValueCodec.appendVarint(UInt64(table.columns.count), to: &bytes)
-            for column in table.columns { ValueCodec.appendString(column, to: &bytes) }
-            ValueCodec.appendVarint(UInt64(table.primaryKey.count), to: &bytes)
-            for index in table.primaryKey { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
-            ValueCodec.appendVarint(UInt64(table.realColumns.count), to: &bytes)
-            for index in table.realColumns { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
-        }
+        bytes.reserveCapacity(records.count + encodedTables.reduce(0) { $0 + $1.count } + 24)
+        ValueCodec.appendVarint(UInt64(encodedTables.count), to: &bytes)
+        for description in encodedTables { bytes.append(contentsOf: description) }
         ValueCodec.appendVarint(UInt64(changeCount), to: &bytes)
         bytes.append(contentsOf: records)
+        return bytes
+    }
+
+    /// `table` as the payload describes it: name, columns, primary key, REAL columns.
+    static func encodedDescription(of table: Table) -> [UInt8] {
+        var bytes: [UInt8] = []
+        ValueCodec.appendString(table.name, to: &bytes)
+        ValueCodec.appendVarint(UInt64(table.columns.count), to: &bytes)
+        for column in table.columns { ValueCodec.appendString(column, to: &bytes) }
+        ValueCodec.appendVarint(UInt64(table.primaryKey.count), to: &bytes)
+        for index in table.primaryKey { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
+        ValueCodec.appendVarint(UInt64(table.realColumns.count), to: &bytes)
+        for index in table.realColumns { ValueCodec.appendVarint(UInt64(index), to: &bytes) }
         return bytes
     }
 
