@@ -176,7 +176,7 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
-        case .handoffFloor, .loggedCommitFloor:
+        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyCaptureFloor:
             return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")

@@ -251,6 +251,57 @@ final class RawContender {
             sqlite3_finalize(log)
             try check(try count() == Workload.latencyCommits, "raw logged commits")
             return Measurement(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
+        case .smallTransactionsLoggedFloor:
+            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+            let nodes = (0..<Workload.smallTransactionCount).map(BenchNode.make)
+            let statement = try prepare(RawContender.insertSQL)
+            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let payload = [UInt8](repeating: 7, count: 64)
+            let start = ContinuousClock.now
+            for node in nodes {
+                try exec("BEGIN IMMEDIATE")
+                try insert(node, with: statement)
+                sqlite3_bind_blob(log, 1, payload, Int32(payload.count), transient)
+                guard sqlite3_step(log) == SQLITE_DONE else { throw WrongResult("raw log row failed") }
+                sqlite3_reset(log)
+                try exec("COMMIT")
+            }
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            sqlite3_finalize(log)
+            try check(try count() == Workload.smallTransactionCount, "raw logged small_tx count")
+            return Measurement(seconds: elapsed)
+        case .updateManyCaptureFloor:
+            try fill(Workload.bulkRows)
+            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+            let before = try sumX()
+            let statement = try prepare("UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?")
+            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let capture = CaptureBuffer()
+            let start = ContinuousClock.now
+            sqlite3_preupdate_hook(db, CaptureBuffer.hook, Unmanaged.passUnretained(capture).toOpaque())
+            try exec("BEGIN IMMEDIATE")
+            for id in 1...Workload.updates {
+                sqlite3_bind_double(statement, 1, Double(id - 1) + 1)
+                sqlite3_bind_text(statement, 2, "2026-11-22T11:00:00.000Z", -1, transient)
+                sqlite3_bind_int64(statement, 3, Int64(id))
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult("raw update failed") }
+                sqlite3_reset(statement)
+            }
+            sqlite3_preupdate_hook(db, nil, nil)
+            let logged = capture.bytes.withUnsafeBytes { bytes in
+                sqlite3_bind_blob64(log, 1, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
+                defer { sqlite3_reset(log) }
+                return sqlite3_step(log) == SQLITE_DONE
+            }
+            guard logged else { throw WrongResult("raw log row failed") }
+            try exec("COMMIT")
+            let elapsed = seconds(since: start)
+            sqlite3_finalize(statement)
+            sqlite3_finalize(log)
+            try check(capture.changes == Workload.updates, "raw capture saw every update")
+            try check(try sumX() == before + Double(Workload.updates), "raw capture floor sum")
+            return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
         case .handoffFloor:
@@ -276,6 +327,49 @@ extension Workload {
         case .bigTable100k: 100_000
         case .bigTable1M: 1_000_000
         default: 0
+        }
+    }
+}
+
+/// The least capture that gives each change's old and new row: every column's old and new value copied
+/// into one buffer (a type byte, then 8 bytes or a 4-byte length and the bytes), as update_many_capture_floor's
+/// preupdate hook writes it.
+final class CaptureBuffer {
+    var bytes: [UInt8] = []
+    var changes = 0
+
+    static let hook: @convention(c) (
+        UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, sqlite3_int64,
+        sqlite3_int64
+    ) -> Void = { context, db, _, _, _, _, _ in
+        guard let context, let db else { return }
+        let capture = Unmanaged<CaptureBuffer>.fromOpaque(context).takeUnretainedValue()
+        capture.changes += 1
+        let count = sqlite3_preupdate_count(db)
+        for index in 0..<count {
+            var value: OpaquePointer?
+            sqlite3_preupdate_old(db, index, &value)
+            capture.append(value)
+        }
+        for index in 0..<count {
+            var value: OpaquePointer?
+            sqlite3_preupdate_new(db, index, &value)
+            capture.append(value)
+        }
+    }
+
+    private func append(_ value: OpaquePointer?) {
+        let type = value.map(sqlite3_value_type) ?? SQLITE_NULL
+        bytes.append(UInt8(type))
+        switch type {
+        case SQLITE_INTEGER: withUnsafeBytes(of: sqlite3_value_int64(value).littleEndian) { bytes.append(contentsOf: $0) }
+        case SQLITE_FLOAT: withUnsafeBytes(of: sqlite3_value_double(value).bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let pointer = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(value)) : sqlite3_value_blob(value)
+            let count = Int(sqlite3_value_bytes(value))
+            withUnsafeBytes(of: UInt32(count).littleEndian) { bytes.append(contentsOf: $0) }
+            if let pointer, count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
+        default: break
         }
     }
 }

@@ -130,7 +130,7 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
-        case .handoffFloor, .loggedCommitFloor:
+        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyCaptureFloor:
             return Measurement(unsupported: "a property of the machine: see raw")
         case .crossProcess:
             return try crossProcess()

@@ -24,6 +24,13 @@ enum Workload: String, CaseIterable {
     /// more row (a 64-byte blob) inserted into a second table in each transaction after the stamp, as the
     /// store inserts its log row (run by raw only).
     case loggedCommitFloor = "logged_commit_floor"
+    /// small_tx with one more row per transaction (a 64-byte blob in a second table), as the store inserts its
+    /// log row: the throughput floor of any store that logs each commit in its transaction (run by raw only).
+    case smallTransactionsLoggedFloor = "small_tx_logged_floor"
+    /// update_many with the least capture that gives listeners each changed row's old and new values: raw
+    /// SQLite with a preupdate hook that copies every column's old and new value into one buffer, written as
+    /// one log row before COMMIT (run by raw only). The floor of exactly-once, logged change capture.
+    case updateManyCaptureFloor = "update_many_capture_floor"
     case observeFanout = "observe_fanout"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"
