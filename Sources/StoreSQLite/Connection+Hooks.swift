@@ -75,7 +75,8 @@ package struct PreupdateChange: ~Copyable {
                 let oldType = old.map(sqlite3_value_type) ?? SQLITE_NULL
                 let newType = new.map(sqlite3_value_type) ?? SQLITE_NULL
                 PreupdateChange.append(old, type: oldType, to: &bytes)
-                let unchanged = old != nil && new != nil && PreupdateChange.same(old!, new!, type: oldType, otherType: newType)
+                var unchanged = false
+                if let old, let new { unchanged = PreupdateChange.same(old, new, type: oldType, otherType: newType) }
                 newValues.initializeElement(at: index, to: NewValue(value: new, type: newType, unchanged: unchanged))
             }
             for new in newValues.prefix(count) {

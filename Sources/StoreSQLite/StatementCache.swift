@@ -6,16 +6,31 @@
 struct StatementCache {
     private var statements: [String: Statement] = [:]
     let capacity: Int
+    /// The statements found last, checked before the dictionary. A write uses the same few statements
+    /// over and over (BEGIN, an INSERT, the log row, COMMIT), and their texts are usually the very same
+    /// strings: comparing them costs less than hashing them for every lookup.
+    private var recent: [(sql: String, statement: Statement)] = []
+    private var nextRecent = 0
+    private static let recentCount = 8
 
     init(capacity: Int = 256) {
         self.capacity = capacity
     }
 
     subscript(sql: String) -> Statement? {
-        get { statements[sql] }
+        mutating get {
+            let length = sql.utf8.count
+            for entry in recent where entry.sql.utf8.count == length && entry.sql == sql {
+                return entry.statement
+            }
+            guard let statement = statements[sql] else { return nil }
+            remember(sql, statement)
+            return statement
+        }
         set {
             if newValue != nil, statements[sql] == nil, statements.count >= capacity { removeAll() }
             statements[sql]?.finalize()
+            recent.removeAll { $0.sql == sql }
             statements[sql] = newValue
         }
     }
@@ -25,7 +40,17 @@ struct StatementCache {
 
     /// Finalizes and drops every statement.
     mutating func removeAll() {
+        recent.removeAll()
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+    }
+
+    private mutating func remember(_ sql: String, _ statement: Statement) {
+        if recent.count < StatementCache.recentCount {
+            recent.append((sql, statement))
+        } else {
+            recent[nextRecent] = (sql, statement)
+            nextRecent = (nextRecent + 1) % StatementCache.recentCount
+        }
     }
 }

@@ -135,6 +135,25 @@ import Testing
         }
     }
 
+    /// Lookups go through a short list of recent statements first: it must never return a statement that
+    /// was replaced or dropped, and must tell texts of the same length apart.
+    @Test func statementCacheNeverReturnsAReplacedStatement() throws {
+        var cache = StatementCache(capacity: 64)
+        try withConnection { db, _ in
+            for index in 0..<20 { cache["SELECT \(index + 10)"] = try db.prepare("SELECT \(index + 10)") }
+            for index in 0..<20 {  // every text is 9 bytes long; more texts than the recent list holds
+                #expect(cache["SELECT \(index + 10)"]?.sql == "SELECT \(index + 10)")
+            }
+            let replacement = try db.prepare("SELECT 10")
+            cache["SELECT 10"] = replacement
+            #expect(cache["SELECT 10"] === replacement)
+            cache["SELECT 11"] = nil
+            #expect(cache["SELECT 11"] == nil)
+            cache.removeAll()
+            #expect(cache["SELECT 12"] == nil && cache.count == 0)
+        }
+    }
+
     @Test func scriptErrorsPointAtTheFailingStatement() throws {
         try withConnection { db, _ in
             let script = "CREATE TABLE a (x);\nINSERT INTO a VALUES (1);\nINSERT INTO missing VALUES (2);\n"
