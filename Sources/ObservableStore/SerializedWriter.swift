@@ -55,8 +55,13 @@ final class SerializedWriter: @unchecked Sendable {
     private let writer: Writer
     private var isClosed = false  // only read and written on `queue`
 
-    init(_ writer: Writer, label: String) {
+    /// Told when work on the queue starts and ends, so that the change feed does not wake for each of this
+    /// process's own file writes (the write's WAL appends, then the checkpoint's writes to the database).
+    private let activity: ObservationCenter?
+
+    init(_ writer: Writer, label: String, activity: ObservationCenter? = nil) {
         self.writer = writer
+        self.activity = activity
         self.queue = DispatchQueue(label: label)
         queue.setSpecific(key: queueKey, value: true)
         queue.setSpecific(key: SerializedWriter.anyWriterKey, value: true)
@@ -80,7 +85,11 @@ final class SerializedWriter: @unchecked Sendable {
         }
         return try queue.sync {
             guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
-            defer { writer.checkpointIfDue() }
+            activity?.ownWriteStarted()
+            defer {
+                writer.checkpointIfDue()
+                activity?.ownWriteEnded()
+            }
             return try body(writer)
         }
     }
@@ -92,8 +101,10 @@ final class SerializedWriter: @unchecked Sendable {
                 guard !self.isClosed else {
                     return continuation.resume(throwing: StoreError(.transactionMisuse, "the store is closed"))
                 }
+                self.activity?.ownWriteStarted()
                 continuation.resume(with: Result { try body(self.writer) })
                 self.writer.checkpointIfDue()
+                self.activity?.ownWriteEnded()
             }
         }
     }

@@ -90,9 +90,9 @@ public final class Store: Sendable {
         self.configuration = configuration
         let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
         if configuration.tracksChanges { writer.installCapture() }
-        self.writer = SerializedWriter(writer, label: "ObservableStore.writer")
         let observation = ObservationCenter(logger: configuration.logger, deliverySpinWindow: configuration.deliverySpinWindow)
         self.observation = observation
+        self.writer = SerializedWriter(writer, label: "ObservableStore.writer", activity: inMemory ? nil : observation)
         if configuration.tracksChanges, !inMemory, try writer.hasChangeLog() {
             let feed = try ChangeFeed(
                 databasePath: path, center: observation, pollInterval: configuration.changeFeedPollInterval,

@@ -98,6 +98,32 @@ import Testing
         }
     }
 
+    /// A long write transaction spills pages to the WAL many times before it commits. Each append would wake the
+    /// feed (inotify) up to once a millisecond; while this process writes, the feed polls every 20 ms instead.
+    @Test func aLongWriteDoesNotWakeTheFeedForEachWALAppend() throws {
+        try withTemporaryStore { store, path in
+            try store.write { tx in try tx.execute("CREATE TABLE blobs (b BLOB)") }
+            let feed = try #require(store.feed)
+            func walSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0 }
+            let walBefore = walSize()
+            let checksBefore = feed.checks
+            let started = ContinuousClock.now
+            try store.write { tx in
+                // 400 appends of 64 KiB, more than SQLite's page cache holds: spilled to the WAL as they come.
+                for _ in 0..<400 {
+                    try tx.execute("INSERT INTO blobs VALUES (randomblob(65536))")
+                    usleep(500)
+                }
+            }
+            let elapsed = ContinuousClock.now - started
+            let checks = feed.checks - checksBefore
+            #expect(walSize() > walBefore + 4_000_000, "the write did not spill to the WAL")
+            // At one check per 20 ms, plus the first wake-up and the commit; one per WAL append would be hundreds.
+            let allowed = Int(elapsed / .milliseconds(20)) + 10
+            #expect(checks <= allowed, "\(checks) checks in \(elapsed)")
+        }
+    }
+
     @Test(arguments: [false, true])
     func prunedCommitsAnotherProcessMadeBecomeAGap(immediate: Bool) throws {
         // An immediate listener gets commits on the publishing thread: its gap must come first there too,

@@ -30,9 +30,12 @@ final class ChangeFeed: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var wakePipe: [Int32] = [-1, -1]
     private var lastDataVersion: Int64 = -1
+    private var checkCount = 0  // guarded by lock
+    /// How many times the feed has checked the file (for tests).
+    var checks: Int { lock.withLock { checkCount } }
     /// The shortest time between two checks while writes keep coming (adds at most this to latency in a burst).
     static let burstInterval: Duration = .milliseconds(1)
-    /// While this process committed within this window, the feed polls instead of watching the directory.
+    /// While this process writes, and for this long after a write, the feed polls instead of watching the directory.
     static let ownWriteWindow: Duration = .milliseconds(5)
     /// The poll interval while this process writes: what it adds, at most, to another process's commit latency.
     static let mutedPollInterval: Duration = .milliseconds(20)
@@ -117,7 +120,7 @@ final class ChangeFeed: @unchecked Sendable {
             _ = poll(&descriptors, nfds_t(descriptors.count), muted ? mutedTimeout : idleTimeout)
             if isStopping { break }
             if let watcher {
-                let ownWrites = center.committedWithin(ChangeFeed.ownWriteWindow)
+                let ownWrites = center.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
                 if muted, !ownWrites {
                     // This process stopped writing: watch again. The check below sees anything written meanwhile.
                     watcher.unmute()
@@ -150,6 +153,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// One check of the file: publish new commits, or report a foreign write.
     func check() {
+        lock.withLock { checkCount += 1 }
         do {
             guard try StoreError.wrapping({ try connection.dataVersion() }) != lastDataVersion else { return }
             var (position, version) = try ChangeFeed.snapshot(on: connection)

@@ -10,7 +10,7 @@ import StoreSQLite
 /// The named listeners of a store, and the fan-out of each commit to them.
 ///
 /// `@unchecked Sendable`: `byName`, `channels` and the two snapshot arrays are guarded by `lock`;
-/// `lastOwnCommit` by `ownCommitLock`; `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
+/// `ownWriteInProgress` and `lastOwnWrite` by `ownWriteLock`; `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
 /// published once each and in sequence order whether the writer or the feed found them. They are
 /// decoded and offered on `dispatchQueue`, a serial queue, in that order; a small commit is offered on
 /// the publishing thread when nothing is waiting on that queue. `blocksOnQueue` is guarded by `queueLock`.
@@ -26,9 +26,10 @@ final class ObservationCenter: @unchecked Sendable {
     private var blocksOnQueue = 0  // guarded by queueLock: blocks sent to dispatchQueue that have not finished
     private var channels: [WeakChannel] = []
     private var isClosed = false
+    private let ownWriteLock = NSLock()
+    private var ownWriteInProgress = false  // guarded by ownWriteLock
+    private var lastOwnWrite: ContinuousClock.Instant?  // guarded by ownWriteLock: when the last write ended
     /// Serializes publication (the writer's own commits and the feed's reads of the log).
-    private let ownCommitLock = NSLock()
-    private var lastOwnCommit: ContinuousClock.Instant?  // guarded by ownCommitLock
     private let publishLock = NSLock()
     private var lastPublished: Int64 = 0  // guarded by publishLock
     private let publisherLock = NSLock()
@@ -123,7 +124,6 @@ final class ObservationCenter: @unchecked Sendable {
     /// processes that came before it (sequence numbers in between) are read from the log and published
     /// first, so that listeners see one merged order. Called on the writer's queue right after COMMIT.
     func publishOwn(_ logged: LoggedCommit, on connection: Connection) {
-        ownCommitLock.withLock { lastOwnCommit = .now }
         publishing {
             guard logged.sequence > lastPublished else { return }  // the feed already published it
             if logged.sequence > lastPublished + 1 { catchUp(through: logged.sequence - 1, on: connection) }
@@ -132,9 +132,24 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Whether this process committed (and logged) within `window` from now.
-    func committedWithin(_ window: Duration) -> Bool {
-        ownCommitLock.withLock { lastOwnCommit.map { ContinuousClock.now - $0 < window } ?? false }
+    /// Called by the writer when a write transaction begins. Until it ends, and for a moment after, the change
+    /// feed polls instead of waking for each of this process's WAL appends: a long write (a bulk insert
+    /// spilling pages to the WAL) would otherwise wake it up to once a millisecond.
+    func ownWriteStarted() {
+        ownWriteLock.withLock { ownWriteInProgress = true }
+    }
+
+    /// Called by the writer when its write transaction has ended (committed and published, or rolled back).
+    func ownWriteEnded() {
+        ownWriteLock.withLock {
+            ownWriteInProgress = false
+            lastOwnWrite = .now
+        }
+    }
+
+    /// Whether this process is in a write transaction, or ended one within `window` from now.
+    func isWriting(orWroteWithin window: Duration) -> Bool {
+        ownWriteLock.withLock { ownWriteInProgress || (lastOwnWrite.map { ContinuousClock.now - $0 < window } ?? false) }
     }
 
     /// Publishes every logged commit after the last published one (commits of other processes, read by the feed).
