@@ -176,8 +176,8 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
-        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyCaptureFloor:
-            return Measurement(unsupported: "a property of the machine: see raw")
+        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture:
+            return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")
         }

@@ -271,7 +271,7 @@ final class RawContender {
             sqlite3_finalize(log)
             try check(try count() == Workload.smallTransactionCount, "raw logged small_tx count")
             return Measurement(seconds: elapsed)
-        case .updateManyCaptureFloor:
+        case .updateManyFullCapture:
             try fill(Workload.bulkRows)
             try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
             let before = try sumX()
@@ -300,7 +300,7 @@ final class RawContender {
             sqlite3_finalize(statement)
             sqlite3_finalize(log)
             try check(capture.changes == Workload.updates, "raw capture saw every update")
-            try check(try sumX() == before + Double(Workload.updates), "raw capture floor sum")
+            try check(try sumX() == before + Double(Workload.updates), "raw full capture sum")
             return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
@@ -331,8 +331,8 @@ extension Workload {
     }
 }
 
-/// The least capture that gives each change's old and new row: every column's old and new value copied
-/// into one buffer (a type byte, then 8 bytes or a 4-byte length and the bytes), as update_many_capture_floor's
+/// The simplest complete capture of each change's old and new row: every column's old and new value copied
+/// into one buffer (a type byte, then 8 bytes or a 4-byte length and the bytes), as update_many_full_capture's
 /// preupdate hook writes it.
 final class CaptureBuffer {
     var bytes: [UInt8] = []

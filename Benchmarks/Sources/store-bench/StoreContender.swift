@@ -130,8 +130,8 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
-        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyCaptureFloor:
-            return Measurement(unsupported: "a property of the machine: see raw")
+        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture:
+            return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:
             return try crossProcess()
         }

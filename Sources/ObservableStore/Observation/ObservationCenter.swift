@@ -132,14 +132,14 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Called by the writer when a write transaction begins. Until it ends, and for a moment after, the change
-    /// feed polls instead of waking for each of this process's WAL appends: a long write (a bulk insert
-    /// spilling pages to the WAL) would otherwise wake it up to once a millisecond.
+    /// Called when work starts on the writer's queue (a write, then the checkpoint after it). Until it ends,
+    /// and for a moment after, the change feed polls instead of waking for each of this process's file writes:
+    /// a long write (a bulk insert spilling pages to the WAL) would otherwise wake it up to once a millisecond.
     func ownWriteStarted() {
         ownWriteLock.withLock { ownWriteInProgress = true }
     }
 
-    /// Called by the writer when its write transaction has ended (committed and published, or rolled back).
+    /// Called when that work has ended (committed and published or rolled back, and checkpointed if due).
     func ownWriteEnded() {
         ownWriteLock.withLock {
             ownWriteInProgress = false
@@ -147,7 +147,7 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Whether this process is in a write transaction, or ended one within `window` from now.
+    /// Whether this process's writer is at work, or stopped within `window` from now.
     func isWriting(orWroteWithin window: Duration) -> Bool {
         ownWriteLock.withLock { ownWriteInProgress || (lastOwnWrite.map { ContinuousClock.now - $0 < window } ?? false) }
     }
