@@ -82,10 +82,16 @@ package final class Statement {
 
     /// Binds `values` to parameters 1...n, in order. Throws if the count differs from the statement's.
     package func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
-        guard values.count == Int(parameterCount) else {
+        try bind(values, followedBy: 0)
+    }
+
+    /// Binds `values` to parameters 1...n, after checking that the statement has exactly `trailing` more
+    /// parameters than that (bound by the caller).
+    private func bind(_ values: [DatabaseValue], followedBy trailing: Int) throws(SQLiteError) {
+        guard values.count + trailing == Int(parameterCount) else {
             throw SQLiteError(
                 extendedCode: ResultCode.SQLITE_RANGE,
-                message: "statement expects \(parameterCount) argument(s), got \(values.count)", sql: sql)
+                message: "statement expects \(parameterCount) argument(s), got \(values.count + trailing)", sql: sql)
         }
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
@@ -178,15 +184,8 @@ package final class Statement {
     /// in a bulk write, and the copy (plus a `Data` to hold it) cost more than the insert.
     package func execute(_ arguments: [DatabaseValue], thenBlob blob: [UInt8]) throws(SQLiteError) {
         sqlite3_reset(handle)
+        try bind(arguments, followedBy: 1)
         let blobIndex = Int32(arguments.count + 1)
-        guard blobIndex == parameterCount else {
-            throw SQLiteError(
-                extendedCode: ResultCode.SQLITE_RANGE,
-                message: "statement expects \(parameterCount) argument(s), got \(blobIndex)", sql: sql)
-        }
-        for (offset, value) in arguments.enumerated() {
-            try bind(value, at: Int32(offset + 1))
-        }
         let failure = blob.withUnsafeBytes { bytes -> SQLiteError? in
             // Unbound before `bytes` stops being valid, on every path.
             defer {

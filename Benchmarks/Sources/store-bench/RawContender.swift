@@ -67,6 +67,36 @@ final class RawContender {
         sqlite3_reset(statement)
     }
 
+    private static let updateSQL = "UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?"
+
+    /// update_many's updates, each in its own step of `statement` (``updateSQL``): rows 1...50,000 get
+    /// x + 1 and a new `updated_at`.
+    func updateEachRow(with statement: OpaquePointer) throws {
+        for id in 1...Workload.updates {
+            sqlite3_bind_double(statement, 1, Double(id - 1) + 1)
+            sqlite3_bind_text(statement, 2, "2026-11-22T11:00:00.000Z", -1, transient)
+            sqlite3_bind_int64(statement, 3, Int64(id))
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult("raw update failed") }
+            sqlite3_reset(statement)
+        }
+    }
+
+    /// Creates the log table of the logged reference cases; returns the statement that adds a row to it.
+    func prepareCommitLog() throws -> OpaquePointer {
+        try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+        return try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+    }
+
+    /// Adds one log row holding `payload`, which SQLite reads in place, as the store binds its own payload.
+    func insertLogRow(_ payload: [UInt8], with log: OpaquePointer) throws {
+        let inserted = payload.withUnsafeBytes { bytes in
+            sqlite3_bind_blob64(log, 1, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
+            defer { sqlite3_reset(log) }
+            return sqlite3_step(log) == SQLITE_DONE
+        }
+        guard inserted else { throw WrongResult("raw log row failed") }
+    }
+
     func fill(_ count: Int) throws {
         let statement = try prepare(RawContender.insertSQL)
         defer { sqlite3_finalize(statement) }
@@ -166,16 +196,10 @@ final class RawContender {
         case .updateMany, .updateManyLogOff:
             try fill(Workload.bulkRows)
             let before = try sumX()
-            let statement = try prepare("UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?")
+            let statement = try prepare(RawContender.updateSQL)
             let start = ContinuousClock.now
             try exec("BEGIN IMMEDIATE")
-            for id in 1...Workload.updates {
-                sqlite3_bind_double(statement, 1, Double(id - 1) + 1)
-                sqlite3_bind_text(statement, 2, "2026-11-22T11:00:00.000Z", -1, transient)
-                sqlite3_bind_int64(statement, 3, Int64(id))
-                guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult("raw update failed") }
-                sqlite3_reset(statement)
-            }
+            try updateEachRow(with: statement)
             try exec("COMMIT")
             let elapsed = seconds(since: start)
             sqlite3_finalize(statement)
@@ -232,18 +256,15 @@ final class RawContender {
             try check(seen > 0, "raw big table saw changes")
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
         case .loggedCommitFloor:
-            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
             let statement = try prepare(RawContender.insertSQL)
-            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let log = try prepareCommitLog()
             let payload = [UInt8](repeating: 7, count: 64)
             var latencies: [Double] = []
             for index in 0..<Workload.latencyCommits {
                 try exec("BEGIN IMMEDIATE")
                 try insert(.make(index), with: statement)
                 let stamp = wallClock()
-                sqlite3_bind_blob(log, 1, payload, Int32(payload.count), transient)
-                guard sqlite3_step(log) == SQLITE_DONE else { throw WrongResult("raw log row failed") }
-                sqlite3_reset(log)
+                try insertLogRow(payload, with: log)
                 try exec("COMMIT")
                 latencies.append(wallClock() - stamp)
             }
@@ -252,18 +273,15 @@ final class RawContender {
             try check(try count() == Workload.latencyCommits, "raw logged commits")
             return Measurement(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
         case .smallTransactionsLoggedFloor:
-            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
             let nodes = (0..<Workload.smallTransactionCount).map(BenchNode.make)
             let statement = try prepare(RawContender.insertSQL)
-            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let log = try prepareCommitLog()
             let payload = [UInt8](repeating: 7, count: 64)
             let start = ContinuousClock.now
             for node in nodes {
                 try exec("BEGIN IMMEDIATE")
                 try insert(node, with: statement)
-                sqlite3_bind_blob(log, 1, payload, Int32(payload.count), transient)
-                guard sqlite3_step(log) == SQLITE_DONE else { throw WrongResult("raw log row failed") }
-                sqlite3_reset(log)
+                try insertLogRow(payload, with: log)
                 try exec("COMMIT")
             }
             let elapsed = seconds(since: start)
@@ -273,28 +291,16 @@ final class RawContender {
             return Measurement(seconds: elapsed)
         case .updateManyFullCapture:
             try fill(Workload.bulkRows)
-            try exec("CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
             let before = try sumX()
-            let statement = try prepare("UPDATE nodes SET x = ?, updated_at = ? WHERE id = ?")
-            let log = try prepare("INSERT INTO commit_log (payload) VALUES (?)")
+            let statement = try prepare(RawContender.updateSQL)
+            let log = try prepareCommitLog()
             let capture = CaptureBuffer()
             let start = ContinuousClock.now
             sqlite3_preupdate_hook(db, CaptureBuffer.hook, Unmanaged.passUnretained(capture).toOpaque())
             try exec("BEGIN IMMEDIATE")
-            for id in 1...Workload.updates {
-                sqlite3_bind_double(statement, 1, Double(id - 1) + 1)
-                sqlite3_bind_text(statement, 2, "2026-11-22T11:00:00.000Z", -1, transient)
-                sqlite3_bind_int64(statement, 3, Int64(id))
-                guard sqlite3_step(statement) == SQLITE_DONE else { throw WrongResult("raw update failed") }
-                sqlite3_reset(statement)
-            }
+            try updateEachRow(with: statement)
             sqlite3_preupdate_hook(db, nil, nil)
-            let logged = capture.bytes.withUnsafeBytes { bytes in
-                sqlite3_bind_blob64(log, 1, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
-                defer { sqlite3_reset(log) }
-                return sqlite3_step(log) == SQLITE_DONE
-            }
-            guard logged else { throw WrongResult("raw log row failed") }
+            try insertLogRow(capture.bytes, with: log)
             try exec("COMMIT")
             let elapsed = seconds(since: start)
             sqlite3_finalize(statement)
