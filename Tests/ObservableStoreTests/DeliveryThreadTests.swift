@@ -103,11 +103,71 @@ import Testing
         }
     }
 
+    @Test func stopsSpinningWhileAnotherThreadHasItsCPU() throws {
+        // The delivery thread and a busy thread on one CPU: each yield of the spinning thread hands the busy
+        // one a time slice, its turns come far apart, and it stops spinning (it would otherwise spin for
+        // the whole 10 s window).
+        let thread = DeliveryThread(spinWindow: .seconds(10))
+        defer { thread.stop() }
+        let cpu = try #require(firstAllowedCPU())
+        let pinned = DispatchSemaphore(value: 0)
+        let pinnedThere = Box(false)
+        #expect(thread.tryRun {
+            pinnedThere.value = pin(to: cpu)
+            pinned.signal()
+        })
+        #expect(pinned.wait(timeout: .now() + 10) == .success)
+        #expect(pinnedThere.value)
+        #expect(!thread.spinningIsPaused)
+        // Checked while the busy thread still runs: spinning stays off for the policy's pause (100 ms) after
+        // the late turn, and the busy thread starts sharing the CPU at once.
+        let busyForAWhile = DispatchSemaphore(value: 0)
+        let pausedWhileBusy = Box(false)
+        let busy = Thread {
+            guard pin(to: cpu) else { return }
+            let start = ContinuousClock.now
+            while ContinuousClock.now < start + .milliseconds(40) {}
+            pausedWhileBusy.value = thread.spinningIsPaused
+            busyForAWhile.signal()
+        }
+        busy.start()
+        #expect(busyForAWhile.wait(timeout: .now() + 30) == .success)
+        #expect(pausedWhileBusy.value)
+    }
+
     private func cpuSeconds(_ clock: clockid_t) -> Double {
         var time = timespec()
         clock_gettime(clock, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+}
+
+/// `sched_getaffinity(2)` / `sched_setaffinity(2)`, which Swift's Glibc module leaves out (they need
+/// `_GNU_SOURCE`), looked up in the C library.
+private typealias AffinityCall = @convention(c) (pid_t, Int, UnsafeMutablePointer<cpu_set_t>) -> Int32
+
+private func affinityCall(_ name: String) -> AffinityCall? {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), name) else { return nil }
+    return unsafeBitCast(symbol, to: AffinityCall.self)
+}
+
+/// The lowest-numbered CPU this process may run on.
+private func firstAllowedCPU() -> Int? {
+    var set = cpu_set_t()
+    guard let getAffinity = affinityCall("sched_getaffinity"), getAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0
+    else { return nil }
+    return withUnsafeBytes(of: &set) { bytes in
+        for index in 0..<bytes.count * 8 where bytes[index / 8] & (1 << (index % 8)) != 0 { return index }
+        return nil
+    }
+}
+
+/// Pins the calling thread to `cpu`; false if that failed.
+@discardableResult
+private func pin(to cpu: Int) -> Bool {
+    var set = cpu_set_t()
+    withUnsafeMutableBytes(of: &set) { $0[cpu / 8] = 1 << (cpu % 8) }
+    return affinityCall("sched_setaffinity")?(0, MemoryLayout<cpu_set_t>.size, &set) == 0
 }
 
 /// The names of the threads handlers ran on.

@@ -18,7 +18,13 @@ import Foundation
 /// thread yields the CPU on every turn; after the spin window without work it sleeps until handed
 /// some, so an idle store costs no CPU.
 ///
-/// `@unchecked Sendable`: `state`, `pending`, `stopRequested` and `offers` are guarded by `lock`.
+/// Spinning stops when it does not pay (``SpinPolicy``): when the thread's turns come far apart, another
+/// thread has its CPU, and work handed to it would wait up to a scheduler tick. Until the policy allows
+/// spinning again the thread sleeps after each delivery, and ``tryRun(_:)`` refuses a spinning thread
+/// whose last turn is that old, so the work goes to the global queue's freshly woken thread instead.
+///
+/// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn` and `policy` are
+/// guarded by `lock`.
 final class DeliveryThread: @unchecked Sendable {
     private enum State {
         /// Looking for work, yielding on every turn.
@@ -31,20 +37,22 @@ final class DeliveryThread: @unchecked Sendable {
         case stopped
     }
 
-    /// How long the thread keeps looking for work after its last delivery before it sleeps.
-    private let spinWindow: Duration
     private let lock = NSLock()
     private var state = State.sleeping
     private var pending: (@Sendable () -> Void)?
     private var stopRequested = false
     private var offers = 0
+    /// When the thread last looked for work (while spinning).
+    private var lastTurn = ContinuousClock.now
+    private var policy: SpinPolicy
     private let wake = DispatchSemaphore(value: 0)
 
     /// The thread's name as tools (`top -H`, `perf`, debuggers) show it: at most 15 bytes on Linux.
     static let threadName = "store-delivery"
 
+    /// A thread that looks for work for `spinWindow` after each delivery (``SpinPolicy`` permitting).
     init(spinWindow: Duration) {
-        self.spinWindow = spinWindow
+        self.policy = SpinPolicy(window: spinWindow)
         let thread = Thread { [self] in
             // Set from the thread itself: a thread otherwise keeps the name of the one that created it.
             Thread.current.name = DeliveryThread.threadName
@@ -59,6 +67,7 @@ final class DeliveryThread: @unchecked Sendable {
         let wasSleeping = lock.withLock { () -> Bool? in
             offers += 1
             guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
+            if state == .spinning, policy.isStalled(lastTurn: lastTurn, at: .now) { return nil }
             let sleeping = state == .sleeping
             state = .busy
             pending = work
@@ -71,6 +80,9 @@ final class DeliveryThread: @unchecked Sendable {
 
     /// How many times work was offered through ``tryRun(_:)``, taken or not (for tests of who uses the thread).
     var offerCount: Int { lock.withLock { offers } }
+
+    /// Whether spinning is off because the thread's turns came too far apart (for tests).
+    var spinningIsPaused: Bool { lock.withLock { policy.isPaused(at: .now) } }
 
     /// Ends the thread after the work it holds, if any. Later ``tryRun(_:)`` calls return false.
     func stop() {
@@ -94,14 +106,21 @@ final class DeliveryThread: @unchecked Sendable {
                     return (nil, .stopped)
                 }
                 // `tryRun` hands work over only in these two states; when it does, it sets `busy`.
-                state = ContinuousClock.now < spinUntil ? .spinning : .sleeping
+                let now = ContinuousClock.now
+                let gotTheCPU = state != .spinning || policy.recordTurn(gap: now - lastTurn, at: now)
+                lastTurn = now
+                state = gotTheCPU && now < spinUntil ? .spinning : .sleeping
                 return (nil, state)
             }
             switch next {
             case .busy:
                 work?()
-                lock.withLock { state = .spinning }
-                spinUntil = ContinuousClock.now + spinWindow
+                let now = ContinuousClock.now
+                spinUntil = lock.withLock {
+                    state = .spinning
+                    lastTurn = now
+                    return policy.spinDeadline(after: now)
+                }
             case .spinning:
                 sched_yield()
             case .sleeping:

@@ -1,0 +1,52 @@
+/// When the delivery thread may keep looking for work instead of sleeping.
+///
+/// Looking for work pays only while the thread has a CPU of its own. When another runnable thread shares
+/// its CPU (on a 2-core machine, a busy writer and one more process are enough), each `sched_yield` hands
+/// that thread a whole time slice, up to a 4 ms scheduler tick, and work handed over meanwhile waits for
+/// it. On a VM whose host is short of CPUs, a spinning virtual CPU also takes time from the writer's.
+/// A sleeping thread has neither problem: the kernel wakes it on whichever CPU is free.
+///
+/// So the thread spins only while its turns come close together: a turn that comes more than
+/// ``stalledAfter`` after the previous one shows that the CPU went elsewhere, and spinning stops for
+/// ``pause``; the thread sleeps after each delivery until then.
+struct SpinPolicy {
+    /// How long to keep looking for work after a delivery.
+    let window: Duration
+    /// A gap between two turns longer than this means the thread was not running.
+    let stalledAfter: Duration
+    /// How long spinning stays off after such a gap.
+    let pause: Duration
+    private var suspendedUntil: ContinuousClock.Instant?
+
+    init(window: Duration, stalledAfter: Duration = .microseconds(50), pause: Duration = .milliseconds(100)) {
+        self.window = window
+        self.stalledAfter = stalledAfter
+        self.pause = pause
+    }
+
+    /// Until when to look for work after a delivery that ended at `now`; `now` itself when the thread
+    /// should sleep at once.
+    func spinDeadline(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        isPaused(at: now) ? now : now + window
+    }
+
+    /// Records a turn that came `gap` after the previous one; false when the thread should stop
+    /// spinning (and sleep) because it is not getting the CPU.
+    mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
+        guard gap > stalledAfter else { return true }
+        suspendedUntil = now + pause
+        return false
+    }
+
+    /// Whether spinning is off at `now` after a late turn.
+    func isPaused(at now: ContinuousClock.Instant) -> Bool {
+        guard let suspendedUntil else { return false }
+        return now < suspendedUntil
+    }
+
+    /// Whether a spinning thread whose last turn was at `lastTurn` has gone without the CPU for too long
+    /// to be handed work at `now`.
+    func isStalled(lastTurn: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
+        now - lastTurn > stalledAfter
+    }
+}

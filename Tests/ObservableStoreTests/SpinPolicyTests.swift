@@ -1,0 +1,44 @@
+import Testing
+
+@testable import ObservableStore
+
+@Suite struct SpinPolicyTests {
+    let start = ContinuousClock.now
+
+    @Test func aThreadWhoseTurnsComeCloseTogetherSpinsForTheWholeWindow() {
+        var policy = SpinPolicy(window: .microseconds(200))
+        #expect(policy.spinDeadline(after: start) == start + .microseconds(200))
+        let kept1 = policy.recordTurn(gap: .microseconds(3), at: start + .microseconds(3))
+        #expect(kept1)
+        let kept2 = policy.recordTurn(gap: .microseconds(50), at: start + .microseconds(53))
+        #expect(kept2)
+        #expect(policy.spinDeadline(after: start + .microseconds(60)) == start + .microseconds(260))
+    }
+
+    @Test func aLateTurnStopsSpinningForThePauseThenSpinningResumes() {
+        var policy = SpinPolicy(window: .microseconds(200), stalledAfter: .microseconds(50), pause: .milliseconds(100))
+        let late = start + .milliseconds(4)
+        let kept3 = policy.recordTurn(gap: .microseconds(51), at: late)
+        #expect(!kept3)
+        // While paused, the thread sleeps right after each delivery.
+        #expect(policy.spinDeadline(after: late) == late)
+        #expect(policy.spinDeadline(after: late + .milliseconds(99)) == late + .milliseconds(99))
+        // After the pause it spins again, and another late turn pauses it again from then.
+        let after = late + .milliseconds(100)
+        #expect(policy.spinDeadline(after: after) == after + .microseconds(200))
+        let kept4 = policy.recordTurn(gap: .milliseconds(2), at: after)
+        #expect(!kept4)
+        #expect(policy.spinDeadline(after: after + .milliseconds(50)) == after + .milliseconds(50))
+    }
+
+    @Test func aSpinningThreadIsStalledOnlyWhenItsLastTurnIsOlderThanTheLimit() {
+        let policy = SpinPolicy(window: .microseconds(200), stalledAfter: .microseconds(50))
+        #expect(!policy.isStalled(lastTurn: start, at: start + .microseconds(50)))
+        #expect(policy.isStalled(lastTurn: start, at: start + .microseconds(51)))
+    }
+
+    @Test func aZeroWindowNeverSpins() {
+        let policy = SpinPolicy(window: .zero)
+        #expect(policy.spinDeadline(after: start) == start)
+    }
+}
