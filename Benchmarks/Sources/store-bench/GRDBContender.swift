@@ -176,7 +176,8 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
-        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture:
+        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
+            .updateManyRowCapture, .updateManyHookFloor, .bulkInsertRowCapture:
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")

@@ -97,6 +97,21 @@ final class RawContender {
         guard inserted else { throw WrongResult("raw log row failed") }
     }
 
+    /// Runs `body` in one transaction with `capture` as the preupdate hook, then writes what it captured as one
+    /// log row before COMMIT. Returns the seconds from installing the hook to COMMIT's return.
+    func timedCapturedTransaction(_ capture: CaptureBuffer, _ body: () throws -> Void) throws -> Double {
+        let log = try prepareCommitLog()
+        defer { sqlite3_finalize(log) }
+        let start = ContinuousClock.now
+        sqlite3_preupdate_hook(db, CaptureBuffer.hook, Unmanaged.passUnretained(capture).toOpaque())
+        try exec("BEGIN IMMEDIATE")
+        try body()
+        sqlite3_preupdate_hook(db, nil, nil)
+        try insertLogRow(capture.bytes, with: log)
+        try exec("COMMIT")
+        return seconds(since: start)
+    }
+
     func fill(_ count: Int) throws {
         let statement = try prepare(RawContender.insertSQL)
         defer { sqlite3_finalize(statement) }
@@ -153,6 +168,17 @@ final class RawContender {
             try check(try count() == Workload.bulkRows, "raw bulk insert count")
             if workload == .bulkInsertObserved { try check(events.rows.count == Workload.bulkRows, "raw observed rows") }
             withExtendedLifetime(events) {}
+            return Measurement(seconds: elapsed)
+        case .bulkInsertRowCapture:
+            let statement = try prepare(RawContender.insertSQL)
+            let capture = CaptureBuffer()
+            let nodes = (0..<Workload.bulkRows).map(BenchNode.make)
+            let elapsed = try timedCapturedTransaction(capture) {
+                for node in nodes { try insert(node, with: statement) }
+            }
+            sqlite3_finalize(statement)
+            try check(capture.changes == Workload.bulkRows, "raw capture saw every insert")
+            try check(try count() == Workload.bulkRows, "raw bulk insert capture count")
             return Measurement(seconds: elapsed)
         case .smallTransactions, .smallTransactionsLogOff:
             let statement = try prepare(RawContender.insertSQL)
@@ -289,24 +315,31 @@ final class RawContender {
             sqlite3_finalize(log)
             try check(try count() == Workload.smallTransactionCount, "raw logged small_tx count")
             return Measurement(seconds: elapsed)
-        case .updateManyFullCapture:
+        case .updateManyFullCapture, .updateManyRowCapture:
             try fill(Workload.bulkRows)
             let before = try sumX()
             let statement = try prepare(RawContender.updateSQL)
-            let log = try prepareCommitLog()
-            let capture = CaptureBuffer()
+            let capture = CaptureBuffer(onlyChangedNewValues: workload == .updateManyRowCapture)
+            let elapsed = try timedCapturedTransaction(capture) { try updateEachRow(with: statement) }
+            sqlite3_finalize(statement)
+            try check(capture.changes == Workload.updates, "raw capture saw every update")
+            try check(try sumX() == before + Double(Workload.updates), "raw full capture sum")
+            return Measurement(seconds: elapsed)
+        case .updateManyHookFloor:
+            try fill(Workload.bulkRows)
+            let before = try sumX()
+            let statement = try prepare(RawContender.updateSQL)
+            let calls = HookCalls()
             let start = ContinuousClock.now
-            sqlite3_preupdate_hook(db, CaptureBuffer.hook, Unmanaged.passUnretained(capture).toOpaque())
+            sqlite3_preupdate_hook(db, HookCalls.hook, Unmanaged.passUnretained(calls).toOpaque())
             try exec("BEGIN IMMEDIATE")
             try updateEachRow(with: statement)
             sqlite3_preupdate_hook(db, nil, nil)
-            try insertLogRow(capture.bytes, with: log)
             try exec("COMMIT")
             let elapsed = seconds(since: start)
             sqlite3_finalize(statement)
-            sqlite3_finalize(log)
-            try check(capture.changes == Workload.updates, "raw capture saw every update")
-            try check(try sumX() == before + Double(Workload.updates), "raw full capture sum")
+            try check(calls.count == Workload.updates, "raw hook saw every update")
+            try check(try sumX() == before + Double(Workload.updates), "raw hook floor sum")
             return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
@@ -343,16 +376,23 @@ extension Workload {
 final class CaptureBuffer {
     var bytes: [UInt8] = []
     var changes = 0
+    /// Whether a new value equal to the old one is written as one tag byte (what the store logs) instead of again.
+    let onlyChangedNewValues: Bool
+
+    init(onlyChangedNewValues: Bool = false) {
+        self.onlyChangedNewValues = onlyChangedNewValues
+    }
 
     static let hook: @convention(c) (
         UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, sqlite3_int64,
         sqlite3_int64
-    ) -> Void = { context, db, _, _, _, _, _ in
+    ) -> Void = { context, db, operation, _, _, _, _ in
         guard let context, let db else { return }
         let capture = Unmanaged<CaptureBuffer>.fromOpaque(context).takeUnretainedValue()
         capture.changes += 1
         let count = sqlite3_preupdate_count(db)
-        for index in 0..<count {
+        // An INSERT has no old row.
+        for index in 0..<count where operation != SQLITE_INSERT {
             var value: OpaquePointer?
             sqlite3_preupdate_old(db, index, &value)
             capture.append(value)
@@ -360,7 +400,32 @@ final class CaptureBuffer {
         for index in 0..<count {
             var value: OpaquePointer?
             sqlite3_preupdate_new(db, index, &value)
+            if capture.onlyChangedNewValues, operation == SQLITE_UPDATE {
+                var old: OpaquePointer?
+                sqlite3_preupdate_old(db, index, &old)
+                if CaptureBuffer.same(old, value) {
+                    capture.bytes.append(0xFF)  // unchanged
+                    continue
+                }
+            }
             capture.append(value)
+        }
+    }
+
+    /// Same storage class and the same bits or bytes.
+    private static func same(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        let type = sqlite3_value_type(a)
+        guard type == sqlite3_value_type(b) else { return false }
+        switch type {
+        case SQLITE_INTEGER: return sqlite3_value_int64(a) == sqlite3_value_int64(b)
+        case SQLITE_FLOAT: return sqlite3_value_double(a).bitPattern == sqlite3_value_double(b).bitPattern
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let count = sqlite3_value_bytes(a)
+            guard count == sqlite3_value_bytes(b) else { return false }
+            guard count > 0 else { return true }
+            return memcmp(sqlite3_value_blob(a), sqlite3_value_blob(b), Int(count)) == 0
+        default: return true
         }
     }
 
@@ -377,6 +442,19 @@ final class CaptureBuffer {
             if let pointer, count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
         default: break
         }
+    }
+}
+
+/// How many times update_many_hook_floor's preupdate hook was called.
+final class HookCalls {
+    var count = 0
+
+    static let hook: @convention(c) (
+        UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, sqlite3_int64,
+        sqlite3_int64
+    ) -> Void = { context, _, _, _, _, _, _ in
+        guard let context else { return }
+        Unmanaged<HookCalls>.fromOpaque(context).takeUnretainedValue().count += 1
     }
 }
 

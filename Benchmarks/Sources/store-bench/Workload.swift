@@ -5,6 +5,10 @@ enum Workload: String, CaseIterable {
     case bulkInsert = "bulk_insert"
     /// bulk_insert with the store's change log off and no listener (raw and GRDB run bulk_insert).
     case bulkInsertLogOff = "bulk_insert_log_off"
+    /// bulk_insert with the store's log in C: a preupdate hook copies each new row's values into one buffer,
+    /// written as one log row before COMMIT (run by raw only). The floor of a store whose events carry the
+    /// inserted rows.
+    case bulkInsertRowCapture = "bulk_insert_row_capture"
     case smallTransactions = "small_tx"
     /// small_tx with the store's change log off: what the log costs per commit (raw and GRDB run small_tx).
     case smallTransactionsLogOff = "small_tx_log_off"
@@ -31,6 +35,14 @@ enum Workload: String, CaseIterable {
     /// column's old and new value into one buffer, written as one log row before COMMIT (run by raw only). Not a
     /// floor: the store logs only the new values that changed, and came out faster than this in a full run.
     case updateManyFullCapture = "update_many_full_capture"
+    /// update_many_full_capture logging what the store logs: every old value, and only the new values that differ
+    /// from them (an unchanged one is one tag byte); run by raw only. The floor of a store whose events carry
+    /// the changed rows: the same capture and the same log bytes in C, without the store's own work.
+    case updateManyRowCapture = "update_many_row_capture"
+    /// update_many with a preupdate hook that only counts its calls (run by raw only): what SQLite itself spends
+    /// when any preupdate hook is installed (it reads each old row and builds each new one for the hook), the
+    /// floor of a store that captures changes through that hook.
+    case updateManyHookFloor = "update_many_hook_floor"
     case observeFanout = "observe_fanout"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"
