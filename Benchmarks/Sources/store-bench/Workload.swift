@@ -166,19 +166,22 @@ final class LatencyBox: @unchecked Sendable {
     private let condition = NSCondition()
     private var values: [Double] = []
     private var events = 0
+    /// The count `wait(for:)` waits for: the waiter is woken once, when it is reached, not for every event
+    /// (a fan-out's thousands of handlers would otherwise each wake it, and slow each other down on the lock).
+    private var target = Int.max
 
     func add(_ value: Double) {
         condition.withLock {
             values.append(value)
             events += 1
-            condition.broadcast()
+            if events >= target { condition.broadcast() }
         }
     }
 
     func count() {
         condition.withLock {
             events += 1
-            condition.broadcast()
+            if events >= target { condition.broadcast() }
         }
     }
 
@@ -187,6 +190,8 @@ final class LatencyBox: @unchecked Sendable {
     func wait(for count: Int, timeout: Double = 120) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         return condition.withLock {
+            target = count
+            defer { target = .max }
             while events < count { if !condition.wait(until: deadline) { return events >= count } }
             return true
         }
