@@ -31,6 +31,26 @@ import Testing
         #expect(policy.spinDeadline(after: after + .milliseconds(50)) == after + .milliseconds(50))
     }
 
+    @Test func pausesThatFollowEachOtherGrowUpToTheLongestThenStartOverAfterAGoodSpell() {
+        var policy = SpinPolicy(
+            window: .microseconds(200), stalledAfter: .microseconds(50), pause: .milliseconds(100),
+            longestPause: .milliseconds(400))
+        var now = start
+        // Each failure right after the previous pause ends doubles the pause: 100, 200, 400, then 400 again.
+        for expected in [100, 200, 400, 400] {
+            let kept = policy.recordTurn(gap: .milliseconds(3), at: now)
+            #expect(!kept)
+            #expect(policy.isPaused(at: now + .milliseconds(expected) - .microseconds(1)))
+            #expect(!policy.isPaused(at: now + .milliseconds(expected)))
+            now = now + .milliseconds(expected) + .milliseconds(1)
+        }
+        // A failure more than the longest pause after the last pause ended starts again from the first pause.
+        now = now + .milliseconds(400)
+        let kept = policy.recordTurn(gap: .milliseconds(3), at: now)
+        #expect(!kept)
+        #expect(!policy.isPaused(at: now + .milliseconds(100)))
+    }
+
     @Test func aSpinningThreadIsStalledOnlyWhenItsLastTurnIsOlderThanTheLimit() {
         let policy = SpinPolicy(window: .microseconds(200), stalledAfter: .microseconds(50))
         #expect(!policy.isStalled(lastTurn: start, at: start + .microseconds(50)))

@@ -7,21 +7,31 @@
 /// A sleeping thread has neither problem: the kernel wakes it on whichever CPU is free.
 ///
 /// So the thread spins only while its turns come close together: a turn that comes more than
-/// ``stalledAfter`` after the previous one shows that the CPU went elsewhere, and spinning stops for
-/// ``pause``; the thread sleeps after each delivery until then.
+/// ``stalledAfter`` after the previous one shows that the CPU went elsewhere, and spinning stops for a
+/// pause; the thread sleeps after each delivery until then. The pause starts at ``pause`` and doubles, up to
+/// ``longestPause``, each time spinning fails again within ``longestPause`` of the previous pause's end
+/// (the CPU is short for a while); a failure after a longer good spell starts again from ``pause``.
 struct SpinPolicy {
     /// How long to keep looking for work after a delivery.
     let window: Duration
     /// A gap between two turns longer than this means the thread was not running.
     let stalledAfter: Duration
-    /// How long spinning stays off after such a gap.
+    /// The first pause of spinning after such a gap.
     let pause: Duration
+    /// The longest pause.
+    let longestPause: Duration
     private var suspendedUntil: ContinuousClock.Instant?
+    private var currentPause: Duration
 
-    init(window: Duration, stalledAfter: Duration = .microseconds(50), pause: Duration = .milliseconds(100)) {
+    init(
+        window: Duration, stalledAfter: Duration = .microseconds(50), pause: Duration = .milliseconds(100),
+        longestPause: Duration = .seconds(5)
+    ) {
         self.window = window
         self.stalledAfter = stalledAfter
         self.pause = pause
+        self.longestPause = longestPause
+        self.currentPause = pause
     }
 
     /// Until when to look for work after a delivery that ended at `now`; `now` itself when the thread
@@ -34,7 +44,12 @@ struct SpinPolicy {
     /// spinning (and sleep) because it is not getting the CPU.
     mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
         guard gap > stalledAfter else { return true }
-        suspendedUntil = now + pause
+        if let suspendedUntil, now - suspendedUntil < longestPause {
+            currentPause = min(currentPause * 2, longestPause)
+        } else {
+            currentPause = pause
+        }
+        suspendedUntil = now + currentPause
         return false
     }
 
