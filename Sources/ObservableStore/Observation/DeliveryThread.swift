@@ -20,8 +20,8 @@ import Foundation
 ///
 /// Spinning stops when it does not pay (``SpinPolicy``): when the thread's turns come far apart, another
 /// thread has its CPU, and work handed to it would wait up to a scheduler tick. Until the policy allows
-/// spinning again the thread sleeps after each delivery, and ``tryRun(_:)`` refuses a spinning thread
-/// whose last turn is that old, so the work goes to the global queue's freshly woken thread instead.
+/// spinning again the thread sleeps after each delivery. And ``tryRun(_:)`` refuses a spinning thread
+/// whose last turn is stale, so the work goes to the global queue's freshly woken thread instead.
 ///
 /// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn` and `policy` are
 /// guarded by `lock`.

@@ -6,16 +6,20 @@
 /// it. On a VM whose host is short of CPUs, a spinning virtual CPU also takes time from the writer's.
 /// A sleeping thread has neither problem: the kernel wakes it on whichever CPU is free.
 ///
-/// So the thread spins only while its turns come close together: a turn that comes more than
-/// ``stalledAfter`` after the previous one shows that the CPU went elsewhere, and spinning stops for a
-/// pause; the thread sleeps after each delivery until then. The pause starts at ``pause`` and doubles, up to
-/// ``longestPause``, each time spinning fails again within ``longestPause`` of the previous pause's end
-/// (the CPU is short for a while); a failure after a longer good spell starts again from ``pause``.
+/// So a spinning thread whose last turn is more than ``stalledAfter`` old is not handed work: it is not
+/// running, and a thread woken elsewhere gets the work sooner. And a turn that comes more than
+/// ``pauseAfter`` after the previous one (a time slice lost, not an interrupt's tens of microseconds) stops
+/// spinning for a pause; the thread sleeps after each delivery until then. The pause starts at ``pause``
+/// and doubles, up to ``longestPause``, each time spinning fails again within ``longestPause`` of the
+/// previous pause's end (the CPU is short for a while); a failure after a longer good spell starts again
+/// from ``pause``.
 struct SpinPolicy {
     /// How long to keep looking for work after a delivery.
     let window: Duration
-    /// A gap between two turns longer than this means the thread was not running.
+    /// A spinning thread whose last turn is older than this is not running now.
     let stalledAfter: Duration
+    /// A gap between two turns longer than this means the thread lost its CPU for a time slice.
+    let pauseAfter: Duration
     /// The first pause of spinning after such a gap.
     let pause: Duration
     /// The longest pause.
@@ -24,11 +28,12 @@ struct SpinPolicy {
     private var currentPause: Duration
 
     init(
-        window: Duration, stalledAfter: Duration = .microseconds(50), pause: Duration = .milliseconds(100),
-        longestPause: Duration = .seconds(5)
+        window: Duration, stalledAfter: Duration = .microseconds(50), pauseAfter: Duration = .milliseconds(1),
+        pause: Duration = .milliseconds(100), longestPause: Duration = .seconds(5)
     ) {
         self.window = window
         self.stalledAfter = stalledAfter
+        self.pauseAfter = pauseAfter
         self.pause = pause
         self.longestPause = longestPause
         self.currentPause = pause
@@ -43,7 +48,7 @@ struct SpinPolicy {
     /// Records a turn that came `gap` after the previous one; false when the thread should stop
     /// spinning (and sleep) because it is not getting the CPU.
     mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
-        guard gap > stalledAfter else { return true }
+        guard gap > pauseAfter else { return true }
         if let suspendedUntil, now - suspendedUntil < longestPause {
             currentPause = min(currentPause * 2, longestPause)
         } else {
