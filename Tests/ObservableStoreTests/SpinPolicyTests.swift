@@ -52,6 +52,22 @@ import Testing
         #expect(!policy.isPaused(at: now + .milliseconds(100)))
     }
 
+    @Test func slowPickupsPauseSpinningAndAnOccasionalOneDoesNot() {
+        var policy = SpinPolicy(window: .microseconds(200), slowPickup: .microseconds(20))
+        // Quick pickups, then one of 100 µs (an interrupt): the average of the last ~8 stays under 20 µs.
+        for index in 0..<20 { policy.recordPickup(after: .microseconds(2), at: start + .microseconds(index)) }
+        policy.recordPickup(after: .microseconds(100), at: start + .microseconds(30))
+        #expect(!policy.isPaused(at: start + .microseconds(31)))
+        // Pickups that keep taking what a wake-up takes pause spinning.
+        var now = start + .milliseconds(1)
+        while !policy.isPaused(at: now) && now < start + .milliseconds(2) {
+            policy.recordPickup(after: .microseconds(60), at: now)
+            now = now + .microseconds(10)
+        }
+        #expect(policy.isPaused(at: now))
+        #expect(now < start + .milliseconds(1) + .microseconds(50), "paused after at most 5 slow pickups")
+    }
+
     @Test func aSpinningThreadIsStalledOnlyWhenItsLastTurnIsOlderThanTheLimit() {
         let policy = SpinPolicy(window: .microseconds(200), stalledAfter: .microseconds(50))
         #expect(!policy.isStalled(lastTurn: start, at: start + .microseconds(50)))

@@ -176,7 +176,7 @@ final class GRDBContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(cancellable) {}
             return Measurement(seconds: elapsed / Double(commits))
-        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
+        case .handoffFloor, .handoffOpenLoop, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
             .updateManyRowCapture, .updateManyHookFloor, .bulkInsertRowCapture:
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:

@@ -343,17 +343,24 @@ final class RawContender {
             return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
-        case .handoffFloor:
+        case .handoffFloor, .handoffOpenLoop:
             // The time from a call to DispatchQueue.global().async to its block, while the caller goes on
-            // working for as long as one store commit takes (~40 µs), as a writer does.
+            // working for as long as one store commit takes (~40 µs), as a writer does. The closed loop waits
+            // for each block before the next hop; the open loop does not, as observe_latency's writer does not.
             let latencies = LatencyBox()
+            let serial = DispatchQueue(label: "handoff")  // in order, as one listener's events are
             for index in 0..<Workload.latencyCommits {
                 let start = wallClock()
-                DispatchQueue.global().async { latencies.add(wallClock() - start) }
+                if workload == .handoffOpenLoop {
+                    serial.async { latencies.add(wallClock() - start) }
+                } else {
+                    DispatchQueue.global().async { latencies.add(wallClock() - start) }
+                }
                 let busyUntil = wallClock() + 40e-6
                 while wallClock() < busyUntil {}
-                _ = latencies.wait(for: index + 1)
+                if workload == .handoffFloor { _ = latencies.wait(for: index + 1) }
             }
+            try check(latencies.wait(for: Workload.latencyCommits), "raw handoff blocks")
             return Measurement(p50: percentile(latencies.all, 0.5), p99: percentile(latencies.all, 0.99))
         }
     }

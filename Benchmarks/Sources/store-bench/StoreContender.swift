@@ -130,7 +130,7 @@ final class StoreContender {
             let elapsed = seconds(since: start)
             withExtendedLifetime(token) {}
             return Measurement(seconds: elapsed / Double(Workload.bigTableCommits))
-        case .handoffFloor, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
+        case .handoffFloor, .handoffOpenLoop, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
             .updateManyRowCapture, .updateManyHookFloor, .bulkInsertRowCapture:
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:

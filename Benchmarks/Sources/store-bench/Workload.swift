@@ -24,6 +24,9 @@ enum Workload: String, CaseIterable {
     /// The floor of asynchronous delivery on this machine: one `DispatchQueue.global().async` hop, at the
     /// pace of observe_latency's commits, with no database (run by raw only).
     case handoffFloor = "handoff_floor"
+    /// handoff_floor without waiting for each hop: the caller goes on at the same pace while the hops run
+    /// in order on a serial queue, as a writer commits while a listener's events are delivered (raw only).
+    case handoffOpenLoop = "handoff_open_loop"
     /// The floor of immediate delivery for a store that logs its commits: raw's observe_latency with one
     /// more row (a 64-byte blob) inserted into a second table in each transaction after the stamp, as the
     /// store inserts its log row (run by raw only).

@@ -18,13 +18,14 @@ import Foundation
 /// thread yields the CPU on every turn; after the spin window without work it sleeps until handed
 /// some, so an idle store costs no CPU.
 ///
-/// Spinning stops when it does not pay (``SpinPolicy``): when the thread's turns come far apart, another
-/// thread has its CPU, and work handed to it would wait up to a scheduler tick. Until the policy allows
+/// Spinning stops when it does not pay (``SpinPolicy``): when work handed to the spinning thread waits
+/// about as long as a wake-up would take, or when its turns come a time slice apart (another thread has
+/// its CPU, and work handed to it would wait up to a scheduler tick). Until the policy allows
 /// spinning again the thread sleeps after each delivery. And ``tryRun(_:)`` refuses a spinning thread
 /// whose last turn is stale, so the work goes to the global queue's freshly woken thread instead.
 ///
-/// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn` and `policy` are
-/// guarded by `lock`.
+/// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn`, `handedToSpinningAt`
+/// and `policy` are guarded by `lock`.
 final class DeliveryThread: @unchecked Sendable {
     private enum State {
         /// Looking for work, yielding on every turn.
@@ -44,6 +45,8 @@ final class DeliveryThread: @unchecked Sendable {
     private var offers = 0
     /// When the thread last looked for work (while spinning).
     private var lastTurn = ContinuousClock.now
+    /// When the work in `pending` was handed over, if the thread was spinning then.
+    private var handedToSpinningAt: ContinuousClock.Instant?
     private var policy: SpinPolicy
     private let wake = DispatchSemaphore(value: 0)
 
@@ -67,8 +70,10 @@ final class DeliveryThread: @unchecked Sendable {
         let wasSleeping = lock.withLock { () -> Bool? in
             offers += 1
             guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
-            if state == .spinning, policy.isStalled(lastTurn: lastTurn, at: .now) { return nil }
+            let now = ContinuousClock.now
+            if state == .spinning, policy.isStalled(lastTurn: lastTurn, at: now) { return nil }
             let sleeping = state == .sleeping
+            handedToSpinningAt = sleeping ? nil : now
             state = .busy
             pending = work
             return sleeping
@@ -99,6 +104,10 @@ final class DeliveryThread: @unchecked Sendable {
             let (work, next) = lock.withLock { () -> ((@Sendable () -> Void)?, State) in
                 if let work = pending {
                     pending = nil
+                    if let handedAt = handedToSpinningAt {
+                        let now = ContinuousClock.now
+                        policy.recordPickup(after: now - handedAt, at: now)
+                    }
                     return (work, .busy)
                 }
                 if stopRequested {

@@ -7,7 +7,9 @@
 /// A sleeping thread has neither problem: the kernel wakes it on whichever CPU is free.
 ///
 /// So a spinning thread whose last turn is more than ``stalledAfter`` old is not handed work: it is not
-/// running, and a thread woken elsewhere gets the work sooner. And a turn that comes more than
+/// running, and a thread woken elsewhere gets the work sooner. Spinning pauses when work handed to the
+/// spinning thread waits on average more than ``slowPickup`` (about what waking a thread costs) before the
+/// thread takes it. And a turn that comes more than
 /// ``pauseAfter`` after the previous one (a time slice lost, not an interrupt's tens of microseconds) stops
 /// spinning for a pause; the thread sleeps after each delivery until then. The pause starts at ``pause``
 /// and doubles, up to ``longestPause``, each time spinning fails again within ``longestPause`` of the
@@ -24,13 +26,17 @@ struct SpinPolicy {
     let pause: Duration
     /// The longest pause.
     let longestPause: Duration
+    /// Spinning pauses when work handed to the spinning thread waits longer than this on average.
+    let slowPickup: Duration
     private var suspendedUntil: ContinuousClock.Instant?
     private var currentPause: Duration
+    private var averagePickup = Duration.zero
 
     init(
         window: Duration, stalledAfter: Duration = .microseconds(50), pauseAfter: Duration = .milliseconds(1),
-        pause: Duration = .milliseconds(100), longestPause: Duration = .seconds(5)
+        pause: Duration = .milliseconds(100), longestPause: Duration = .seconds(5), slowPickup: Duration = .microseconds(20)
     ) {
+        self.slowPickup = slowPickup
         self.window = window
         self.stalledAfter = stalledAfter
         self.pauseAfter = pauseAfter
@@ -49,13 +55,28 @@ struct SpinPolicy {
     /// spinning (and sleep) because it is not getting the CPU.
     mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
         guard gap > pauseAfter else { return true }
+        pauseSpinning(at: now)
+        return false
+    }
+
+    /// Records how long work handed to the spinning thread waited before the thread took it. Spinning
+    /// pays only while that is well under a thread wake-up: when the running average (of the last ~8)
+    /// goes over ``slowPickup``, spinning pauses.
+    mutating func recordPickup(after delay: Duration, at now: ContinuousClock.Instant) {
+        averagePickup += (delay - averagePickup) / 8
+        if averagePickup > slowPickup {
+            averagePickup = .zero
+            pauseSpinning(at: now)
+        }
+    }
+
+    private mutating func pauseSpinning(at now: ContinuousClock.Instant) {
         if let suspendedUntil, now - suspendedUntil < longestPause {
             currentPause = min(currentPause * 2, longestPause)
         } else {
             currentPause = pause
         }
         suspendedUntil = now + currentPause
-        return false
     }
 
     /// Whether spinning is off at `now` after a late turn.
