@@ -119,15 +119,16 @@ import Testing
         #expect(pinned.wait(timeout: .now() + 10) == .success)
         #expect(pinnedThere.value)
         #expect(!thread.spinningIsPaused)
-        // Checked while the busy thread still runs: spinning stays off for the policy's pause (100 ms) after
-        // the late turn, and the busy thread starts sharing the CPU at once.
+        // Watched from the busy thread while it runs: spinning pauses (for the policy's first pause, 5 ms)
+        // once the delivery thread gets its CPU back after losing it for a time slice.
         let busyForAWhile = DispatchSemaphore(value: 0)
         let pausedWhileBusy = Box(false)
         let busy = Thread {
             guard pin(to: cpu) else { return }
             let start = ContinuousClock.now
-            while ContinuousClock.now < start + .milliseconds(40) {}
-            pausedWhileBusy.value = thread.spinningIsPaused
+            while ContinuousClock.now < start + .milliseconds(200) && !pausedWhileBusy.value {
+                pausedWhileBusy.value = thread.spinningIsPaused
+            }
             busyForAWhile.signal()
         }
         busy.start()

@@ -34,7 +34,7 @@ struct SpinPolicy {
 
     init(
         window: Duration, stalledAfter: Duration = .microseconds(50), pauseAfter: Duration = .milliseconds(1),
-        pause: Duration = .milliseconds(100), longestPause: Duration = .seconds(5), slowPickup: Duration = .microseconds(20)
+        pause: Duration = .milliseconds(5), longestPause: Duration = .seconds(5), slowPickup: Duration = .microseconds(20)
     ) {
         self.slowPickup = slowPickup
         self.window = window
