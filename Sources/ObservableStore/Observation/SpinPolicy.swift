@@ -6,15 +6,17 @@
 /// it. On a VM whose host is short of CPUs, a spinning virtual CPU also takes time from the writer's.
 /// A sleeping thread has neither problem: the kernel wakes it on whichever CPU is free.
 ///
-/// So a spinning thread whose last turn is more than ``stalledAfter`` old is not handed work: it is not
-/// running, and a thread woken elsewhere gets the work sooner. Spinning pauses when work handed to the
-/// spinning thread waits on average more than ``slowPickup`` (about what waking a thread costs) before the
-/// thread takes it. And a turn that comes more than
-/// ``pauseAfter`` after the previous one (a time slice lost, not an interrupt's tens of microseconds) stops
-/// spinning for a pause; the thread sleeps after each delivery until then. The pause starts at ``pause``
-/// and doubles, up to ``longestPause``, each time spinning fails again within ``longestPause`` of the
-/// previous pause's end (the CPU is short for a while); a failure after a longer good spell starts again
-/// from ``pause``.
+/// So the thread spins only while that pays:
+/// - a spinning thread whose last turn is more than ``stalledAfter`` old is not running now, and is not
+///   handed work (a thread woken elsewhere gets it sooner);
+/// - spinning pauses when work handed to the spinning thread waits on average more than ``slowPickup``
+///   (about what waking a thread costs) before the thread takes it;
+/// - spinning pauses after a turn that comes more than ``pauseAfter`` after the previous one (a lost time
+///   slice, not an interrupt's tens of microseconds).
+///
+/// While paused, the thread sleeps after each delivery. A pause lasts ``pause``, doubling up to
+/// ``longestPause`` each time spinning fails again within ``longestPause`` of the previous pause's end
+/// (the CPU is short for a while); a failure after a longer good spell starts again from ``pause``.
 struct SpinPolicy {
     /// How long to keep looking for work after a delivery.
     let window: Duration
@@ -36,12 +38,12 @@ struct SpinPolicy {
         window: Duration, stalledAfter: Duration = .microseconds(50), pauseAfter: Duration = .milliseconds(1),
         pause: Duration = .milliseconds(5), longestPause: Duration = .seconds(5), slowPickup: Duration = .microseconds(20)
     ) {
-        self.slowPickup = slowPickup
         self.window = window
         self.stalledAfter = stalledAfter
         self.pauseAfter = pauseAfter
         self.pause = pause
         self.longestPause = longestPause
+        self.slowPickup = slowPickup
         self.currentPause = pause
     }
 
@@ -79,7 +81,7 @@ struct SpinPolicy {
         suspendedUntil = now + currentPause
     }
 
-    /// Whether spinning is off at `now` after a late turn.
+    /// Whether spinning is paused at `now`.
     func isPaused(at now: ContinuousClock.Instant) -> Bool {
         guard let suspendedUntil else { return false }
         return now < suspendedUntil
