@@ -124,12 +124,12 @@ import Testing
         let busyForAWhile = DispatchSemaphore(value: 0)
         let pausedWhileBusy = Box(false)
         let busy = Thread {
+            defer { busyForAWhile.signal() }
             guard pin(to: cpu) else { return }
             let start = ContinuousClock.now
             while ContinuousClock.now < start + .milliseconds(200) && !pausedWhileBusy.value {
                 pausedWhileBusy.value = thread.spinningIsPaused
             }
-            busyForAWhile.signal()
         }
         busy.start()
         #expect(busyForAWhile.wait(timeout: .now() + 30) == .success)

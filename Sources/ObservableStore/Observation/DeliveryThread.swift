@@ -86,7 +86,7 @@ final class DeliveryThread: @unchecked Sendable {
     /// How many times work was offered through ``tryRun(_:)``, taken or not (for tests of who uses the thread).
     var offerCount: Int { lock.withLock { offers } }
 
-    /// Whether spinning is off because the thread's turns came too far apart (for tests).
+    /// Whether ``SpinPolicy`` has paused spinning (for tests).
     var spinningIsPaused: Bool { lock.withLock { policy.isPaused(at: .now) } }
 
     /// Ends the thread after the work it holds, if any. Later ``tryRun(_:)`` calls return false.
