@@ -85,12 +85,7 @@ final class SerializedWriter: @unchecked Sendable {
         }
         return try queue.sync {
             guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
-            activity?.ownWriteStarted()
-            defer {
-                writer.checkpointIfDue()
-                activity?.ownWriteEnded()
-            }
-            return try body(writer)
+            return try asOwnWrite { try body(writer) }
         }
     }
 
@@ -101,12 +96,21 @@ final class SerializedWriter: @unchecked Sendable {
                 guard !self.isClosed else {
                     return continuation.resume(throwing: StoreError(.transactionMisuse, "the store is closed"))
                 }
-                self.activity?.ownWriteStarted()
-                continuation.resume(with: Result { try body(self.writer) })
-                self.writer.checkpointIfDue()
-                self.activity?.ownWriteEnded()
+                // The caller resumes before the checkpoint: it does not wait for it.
+                self.asOwnWrite { continuation.resume(with: Result { try body(self.writer) }) }
             }
         }
+    }
+
+    /// Runs `work` (on the queue) as this process's write, then the checkpoint if one is due; the change
+    /// feed is told when the write starts and when both have ended.
+    private func asOwnWrite<T>(_ work: () throws -> T) rethrows -> T {
+        activity?.ownWriteStarted()
+        defer {
+            writer.checkpointIfDue()
+            activity?.ownWriteEnded()
+        }
+        return try work()
     }
 
     /// Closes the connection after the work already queued. Later calls throw.
