@@ -70,10 +70,14 @@ final class DeliveryThread: @unchecked Sendable {
         let wasSleeping = lock.withLock { () -> Bool? in
             offers += 1
             guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
-            let now = ContinuousClock.now
-            if state == .spinning, policy.isStalled(lastTurn: lastTurn, at: now) { return nil }
             let sleeping = state == .sleeping
-            handedToSpinningAt = sleeping ? nil : now
+            if sleeping {
+                handedToSpinningAt = nil
+            } else {
+                let now = ContinuousClock.now
+                if policy.isStalled(lastTurn: lastTurn, at: now) { return nil }
+                handedToSpinningAt = now
+            }
             state = .busy
             pending = work
             return sleeping
