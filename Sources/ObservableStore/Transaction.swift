@@ -134,7 +134,7 @@ public final class Transaction {
         let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
         defer {
             statement.reset()
-            statement.clearBindings()  // frees copies of large bound values now, not at the statement's next use
+            statement.releaseLargeBindings()
         }
         try inspect(statement)
         let marker = capture?.mark()

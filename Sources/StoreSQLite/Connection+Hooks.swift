@@ -105,8 +105,8 @@ package struct PreupdateChange: ~Copyable {
         case SQLITE_INTEGER: return sqlite3_value_int64(a) == sqlite3_value_int64(b)
         case SQLITE_FLOAT: return sqlite3_value_double(a).bitPattern == sqlite3_value_double(b).bitPattern
         case SQLITE_TEXT, SQLITE_BLOB:
-            let first = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(a)) : sqlite3_value_blob(a)
-            let second = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(b)) : sqlite3_value_blob(b)
+            let first = type == SQLITE_TEXT ? textBytes(of: a) : sqlite3_value_blob(a)
+            let second = type == SQLITE_TEXT ? textBytes(of: b) : sqlite3_value_blob(b)
             let count = sqlite3_value_bytes(a)
             guard count == sqlite3_value_bytes(b) else { return false }
             guard count > 0 else { return true }
@@ -114,6 +114,14 @@ package struct PreupdateChange: ~Copyable {
             return memcmp(first, second, Int(count)) == 0
         default: return false
         }
+    }
+
+    /// A TEXT value's UTF-8 bytes (`sqlite3_value_bytes` of them), not NUL-terminated. A hook's values point
+    /// into the row's record, where the text has no terminating NUL: `sqlite3_value_text` would copy it into
+    /// a new allocation to add one, `sqlite3_value_blob` returns it in place ("TEXT to BLOB: no change").
+    /// Text stored as UTF-16 (a database created so) is converted by `sqlite3_value_text`.
+    private static func textBytes(of value: OpaquePointer) -> UnsafeRawPointer? {
+        sqlite3_value_encoding(value) == SQLITE_UTF8 ? sqlite3_value_blob(value) : UnsafeRawPointer(sqlite3_value_text(value))
     }
 
     private static func append(_ value: OpaquePointer?, to bytes: inout [UInt8]) {
@@ -127,7 +135,7 @@ package struct PreupdateChange: ~Copyable {
         case SQLITE_INTEGER: ValueCodec.appendInteger(sqlite3_value_int64(value), to: &bytes)
         case SQLITE_FLOAT: ValueCodec.appendReal(sqlite3_value_double(value), to: &bytes)
         case SQLITE_TEXT:
-            let text = sqlite3_value_text(value)
+            let text = textBytes(of: value)
             ValueCodec.appendBytes(tag: ValueCodec.textTag, text, count: Int(sqlite3_value_bytes(value)), to: &bytes)
         case SQLITE_BLOB:
             let blob = sqlite3_value_blob(value)

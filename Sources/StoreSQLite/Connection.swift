@@ -92,13 +92,13 @@ package final class Connection {
         return Statement(handle: statementHandle, connection: handle, sql: sql)
     }
 
-    /// A compiled statement from this connection's cache, reset and with its bindings cleared.
+    /// A compiled statement from this connection's cache, reset. Its parameters may still hold the
+    /// values of its last use: bind every one of them (``Statement/bind(_:)`` checks the count).
     ///
     /// The statement stays owned by the cache: use it, then let it go (it is reset before each reuse).
     package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = cache[sql] {
             statement.reset()
-            statement.clearBindings()
             return statement
         }
         let statement = try prepare(sql)

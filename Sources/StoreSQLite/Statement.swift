@@ -18,6 +18,12 @@ package final class Statement {
     @exclusivity(unchecked) private var orderedColumnNames: [String?] = []
     @exclusivity(unchecked) private var nextColumnHint = 0
     private var storedKeyword: String?
+    /// Whether SQLite holds a copy of a bound text or blob larger than ``largeValueBytes``.
+    private var holdsLargeValue = false
+
+    /// Bound text and blobs up to this size stay bound after a statement runs (SQLite reuses their buffers
+    /// at the next bind); larger ones are released at once (``releaseLargeBindings()``).
+    package static let largeValueBytes = 16 * 1024
 
     init(handle: OpaquePointer, connection: OpaquePointer, sql: String?) {
         self.handle = handle
@@ -105,8 +111,12 @@ package final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
         case .real(let double): code = sqlite3_bind_double(handle, index, double)
-        case .text(let string): code = bindText(string, at: index)
-        case .blob(let data): code = bindBlob(data, at: index)
+        case .text(let string):
+            code = bindText(string, at: index)
+            if string.utf8.count > Statement.largeValueBytes { holdsLargeValue = true }
+        case .blob(let data):
+            code = bindBlob(data, at: index)
+            if data.count > Statement.largeValueBytes { holdsLargeValue = true }
         }
         guard code == SQLITE_OK else { throw error(code) }
     }
@@ -139,7 +149,16 @@ package final class Statement {
 
     /// Sets every parameter back to NULL (`sqlite3_clear_bindings`).
     package func clearBindings() {
+        holdsLargeValue = false
         sqlite3_clear_bindings(handle)
+    }
+
+    /// Clears the bindings if one holds a large copy (over ``largeValueBytes``), freeing it now rather than
+    /// at the statement's next use. Kept, a bulk commit's 100 MB change-log payload was freed by whichever
+    /// commit next used the statement, and that commit paid for unmapping it (7 ms measured). Small values
+    /// stay bound: clearing them made every commit free and allocate its bound texts again.
+    package func releaseLargeBindings() {
+        if holdsLargeValue { clearBindings() }
     }
 
     // MARK: - Stepping
@@ -164,17 +183,14 @@ package final class Statement {
         sqlite3_reset(handle)
     }
 
-    /// Binds `arguments`, runs the statement to completion, resets it and clears its bindings.
-    ///
-    /// Clearing frees SQLite's copies of bound text and blobs now: kept, a large one (a bulk commit's
-    /// change-log payload, 100 MB for a million rows) was freed by whichever commit next used the
-    /// statement, and that commit paid for unmapping it (7 ms measured).
+    /// Binds `arguments`, runs the statement to completion, resets it and releases large bindings
+    /// (``releaseLargeBindings()``).
     package func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
         sqlite3_reset(handle)
         try bind(arguments)
         defer {
             sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
+            releaseLargeBindings()
         }
         while try step() {}
     }
@@ -190,7 +206,8 @@ package final class Statement {
             // Unbound before `bytes` stops being valid, on every path.
             defer {
                 sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
+                sqlite3_bind_null(handle, blobIndex)
+                releaseLargeBindings()
             }
             let code =
                 bytes.isEmpty

@@ -1,5 +1,6 @@
 import Foundation
 import ObservableStore
+import StoreSQLite
 import StoreTestSupport
 import Testing
 
@@ -46,6 +47,38 @@ import Testing
             }
             #expect(recorder.wait(for: 1))
             #expect(recorder.changes.map(\.table) == ["c", "composite", "c", "p", "composite"])
+        }
+    }
+
+    /// The hook reads a text value's bytes in place when the database stores UTF-8, and converts it when
+    /// the file was created as UTF-16: both give the same events, non-ASCII text and updates included.
+    @Test(arguments: ["UTF-8", "UTF-16le", "UTF-16be"])
+    func textIsCapturedWhateverTheDatabaseEncoding(encoding: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("store.sqlite").path
+            let setUp = try Connection(path: path, mode: .readWrite(create: true), busyTimeoutMilliseconds: 1000)
+            try setUp.execute("PRAGMA encoding = '\(encoding)'")
+            try setUp.execute("CREATE TABLE before_the_store (a)")  // the encoding is fixed by the first table
+            setUp.close()
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(try store.read { try $0.fetchValue("PRAGMA encoding") } == .text(encoding))
+            let (recorder, token) = store.record()
+            defer { withExtendedLifetime(token) {} }
+            let users = store.repository(UserInfo.self)
+            try users.insert(UserInfo(id: "ü-1", name: "Zoë 🌍", hairColor: ""))
+            var user = try #require(try users.fetch("ü-1"))
+            user.hairColor = "grün"
+            try users.update(user)
+            try users.delete(key: "ü-1")
+            #expect(recorder.wait(for: 3))
+            let changes = recorder.changes
+            #expect(changes.map(\.summary) == ["insert user_info 'ü-1'", "update user_info 'ü-1'", "delete user_info 'ü-1'"])
+            #expect(changes[0].new?.value("name", as: String.self) == "Zoë 🌍")
+            #expect(changes[0].new?.value("hair_color", as: String.self) == "")
+            #expect(changes[1].changedColumns == ["hair_color"])
+            #expect(changes[1].new?.value("hair_color", as: String.self) == "grün")
+            #expect(changes[2].old?.value("name", as: String.self) == "Zoë 🌍")
         }
     }
 

@@ -14,30 +14,48 @@ import Testing
         }
     }
 
-    @Test func executeLeavesNoValueBound() throws {
-        // A large bound blob must be freed by the statement that used it, not by its next use.
+    @Test func executeReleasesLargeValuesAndKeepsSmallOnes() throws {
+        // A large bound value must be freed by the statement that used it, not by its next use; small ones
+        // stay bound, so that the next bind reuses SQLite's buffers.
         try withConnection { db, _ in
             try db.execute("CREATE TABLE t (a, b)")
             let insert = try db.cachedStatement("INSERT INTO t (a, b) VALUES (?, ?)")
+            try insert.execute([.text("small"), .blob(Data([1, 2]))])
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES ('small', x'0102')")
             try insert.execute([.blob(Data(repeating: 7, count: 1 << 20)), .text("kept?")])
             #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
-            #expect(try db.cachedStatement("SELECT length(a) FROM t").step())
+            // The limit itself is small; one byte more is large, as text or as a blob.
+            let limit = Statement.largeValueBytes
+            try insert.execute([.text(String(repeating: "x", count: limit)), .null])
+            #expect(insert.expandedSQL?.hasPrefix("INSERT INTO t (a, b) VALUES ('xxx") == true)
+            try insert.execute([.text(String(repeating: "x", count: limit + 1)), .null])
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            try insert.execute([.null, .blob(Data(count: limit + 1))])
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            // A failed run releases a large value too.
+            try db.execute("CREATE TRIGGER refuse BEFORE INSERT ON t WHEN NEW.b = 'no' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            #expect(throws: SQLiteError.self) { try insert.execute([.blob(Data(count: limit + 1)), .text("no")]) }
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            let count = try db.cachedStatement("SELECT count(*) FROM t")
+            #expect(try count.step())
+            #expect(count.int64(at: 0) == 5)
         }
     }
 
     /// The blob SQLite reads in place: stored intact, empty is an empty blob (not NULL), unbound afterwards
-    /// on success and on failure, and a wrong parameter count is refused before anything runs.
+    /// on success and on failure (the small text before it stays bound), and a wrong parameter count is
+    /// refused before anything runs.
     @Test func executeThenBlobStoresTheBytesAndUnbindsThem() throws {
         try withConnection { db, _ in
             try db.execute("CREATE TABLE t (a TEXT, b BLOB, UNIQUE (a))")
             let insert = try db.cachedStatement("INSERT INTO t (a, b) VALUES (?, ?)")
             let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             try insert.execute([.text("big")], thenBlob: bytes)
-            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES ('big', NULL)")
             try insert.execute([.text("empty")], thenBlob: [])
             let duplicate = #expect(throws: SQLiteError.self) { try insert.execute([.text("big")], thenBlob: [1, 2, 3]) }
             #expect(duplicate?.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
-            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES (NULL, NULL)")
+            #expect(insert.expandedSQL == "INSERT INTO t (a, b) VALUES ('big', NULL)")
             let wrongCount = #expect(throws: SQLiteError.self) { try insert.execute([], thenBlob: [1]) }
             #expect(wrongCount?.extendedCode == ResultCode.SQLITE_RANGE)
             let select = try db.prepare("SELECT a, b, typeof(b) FROM t ORDER BY rowid")
@@ -118,9 +136,10 @@ import Testing
             #expect(try first.step())
             let second = try db.cachedStatement("SELECT ?")
             #expect(first === second)
-            // Reset and cleared: the old binding is gone, the statement starts over.
+            // Reset, not cleared: the statement starts over with its last binding (callers bind every
+            // parameter again).
             #expect(try second.step())
-            #expect(second.isNull(at: 0))
+            #expect(second.int64(at: 0) == 7)
         }
     }
 

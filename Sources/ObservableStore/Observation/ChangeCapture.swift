@@ -39,12 +39,15 @@ final class ChangeCapture {
         let index: Int
         if let last = lastTableIndex, change.tableNameIs(tableNames[last]) {
             index = last  // most changes hit the table of the change before: no String, no hashing
-        } else if let known = tableIndexes[change.tableName] {
-            index = known
         } else {
-            index = tableNames.count
-            tableNames.append(change.tableName)
-            tableIndexes[change.tableName] = index
+            let name = change.tableName
+            if let known = tableIndexes[name] {
+                index = known
+            } else {
+                index = tableNames.count
+                tableNames.append(name)
+                tableIndexes[name] = index
+            }
         }
         lastTableIndex = index
         recordOffsets.append(records.count)
@@ -96,8 +99,8 @@ final class ChangeCapture {
     func reset() {
         records.removeAll(keepingCapacity: records.count < 1 << 20)
         recordOffsets.removeAll(keepingCapacity: recordOffsets.count < 1 << 16)
-        tableNames.removeAll()
-        tableIndexes.removeAll()
+        tableNames.removeAll(keepingCapacity: true)
+        tableIndexes.removeAll(keepingCapacity: true)
         lastTableIndex = nil
         savepoints.removeAll()
         schemaChanged = false
