@@ -1,6 +1,7 @@
 /// How much of the change log a store keeps.
 ///
-/// Commits older than both limits may be pruned, but never past the slowest durable listener's
+/// Commits older than both limits may be pruned (by age: a commit goes when it and every commit
+/// before it are older than ``maximumAge``), but never past the slowest durable listener's
 /// cursor — unless that listener lags more than ``hardCapCommits``, in which case it is pruned past
 /// and gets ``DurableEvent/cursorExpired(missed:)``. Pruning is bookkeeping: it emits no events.
 ///
