@@ -7,6 +7,8 @@ final class Writer {
     let connection: Connection
     let capture = ChangeCapture()
     let changeLog: ChangeLog
+    /// The dates the writes' records carried last, formatted.
+    let timestamps = TimestampCache()
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
 

@@ -193,25 +193,26 @@ public final class Store: Sendable {
     private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> T {
         let connection = writer.connection
         writer.capture.reset()
-        let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture)
+        let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps)
         defer {
             transaction.end()
             writer.capture.reset()
         }
-        let (result, logged) = try connection.inTransaction { () -> (T, LoggedCommit?) in
+        var logged: LoggedCommit?
+        let result = try connection.inTransaction { () -> T in
             let changesBefore = connection.totalChanges
             let schemaAtStart = try writer.changeLog.currentSchemaVersion(on: connection)
             let result = try body(transaction)
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
             try transaction.checkActive()
-            let logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
+            logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
                 // still changes, so tell other processes it was the library, not a foreign writer.
                 try ChangeLog.bumpBookkeeping(on: connection)
             }
-            return (result, logged)
+            return result
         }
         if let logged {
             observation.publishOwn(logged, on: connection)

@@ -29,13 +29,16 @@ public final class Transaction {
     let connection: Connection
     /// The row changes of a write transaction; nil for reads.
     let capture: ChangeCapture?
+    /// The writer's recently formatted dates, for the records a write encodes; nil elsewhere.
+    let timestamps: TimestampCache?
     private(set) var isActive = true
     private var savepointDepth = 0
 
-    init(connection: Connection, kind: Kind, capture: ChangeCapture?) {
+    init(connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil) {
         self.connection = connection
         self.kind = kind
         self.capture = capture
+        self.timestamps = timestamps
     }
 
     func end() { isActive = false }

@@ -19,7 +19,9 @@ package final class Connection {
     let handle: OpaquePointer
     /// The path the connection was opened with.
     package let path: String
-    private var cache: StatementCache
+    // Looked up several times per transaction; one thread uses a connection at a time (see above), so the
+    // runtime's exclusivity check on each lookup is turned off.
+    @exclusivity(unchecked) private var cache: StatementCache
     private(set) var isClosed = false
     /// The installed preupdate hook's closure, kept alive while SQLite points at it.
     var preupdateHook: PreupdateHookBox?

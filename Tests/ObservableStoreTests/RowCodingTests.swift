@@ -34,6 +34,28 @@ import Testing
         #expect(Timestamp.parse("2026-11-22T08:30:01.123-01:30") == Timestamp.parse("2026-11-22T10:00:01.123Z"))
     }
 
+    @Test func theTimestampCacheGivesWhatFormattingGives() {
+        // Random dates, each followed by dates in the same and in neighbouring milliseconds, three distinct
+        // dates taking turns (more than the cache holds), and dates before 1970.
+        let cache = TimestampCache()
+        var dates: [Date] = []
+        for _ in 0..<2_000 {
+            let base = Double.random(in: -2e9...4e9)
+            dates += [base, base + 0.0004, base - 0.0004, base + 0.001, base].map(Date.init(timeIntervalSince1970:))
+        }
+        let taking = [1_795_341_601.25, 1_795_341_601.2504, 0.0, -0.001, 1_795_341_601.2509, -0.0015]
+        for _ in 0..<3 { dates += taking.map(Date.init(timeIntervalSince1970:)) }
+        for date in dates {
+            #expect(cache.text(for: date) == Timestamp.format(date), "\(date.timeIntervalSince1970)")
+        }
+        // A record's dates are written through the cache when there is one, and the same without.
+        var node = NodeVO(name: "n", x: 0, y: 0, createdAt: Date(timeIntervalSince1970: 1_795_341_601.2501))
+        node.updatedAt = Date(timeIntervalSince1970: 1_795_341_601.2509)
+        let cached = try? RowEncoder.encode(node, timestamps: cache)
+        #expect(cached?.values == (try? RowEncoder.encode(node))?.values)
+        #expect(cached?.value(of: "created_at") == .text("2026-11-22T10:00:01.250Z"))
+    }
+
     @Test func timestampParsingAcceptsSQLiteAndOffsetForms() throws {
         let base = Date(timeIntervalSince1970: 1_795_341_601)
         #expect(Timestamp.parse("2026-11-22 10:00:01") == base)

@@ -58,6 +58,8 @@ final class ChangeLog {
     /// Whether `_store_commits` exists: a store opened below the library migration that creates it
     /// (migration tests, `migrationPolicy: .none`) writes without a log and publishes no events.
     private var hasLog = false
+    /// The commit times written last, formatted.
+    private let commitTimes = TimestampCache()
 
     /// `PRAGMA schema_version` now; read at the start of each write transaction, and again at its end.
     func currentSchemaVersion(on connection: Connection) throws -> Int64 {
@@ -93,7 +95,7 @@ final class ChangeLog {
         let sequence: Int64 = try StoreError.wrapping {
             try connection.cachedStatement(ChangeLog.insertCommitSQL).execute(
                 [
-                    .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null,
+                    .text(commitTimes.text(for: now)), origin.map(DatabaseValue.text) ?? .null,
                     .integer(Int64(capture.changeCount)), .text(capture.touchedTableNames.joined(separator: ",")),
                     .integer(capture.schemaChanged ? 1 : 0),
                 ], thenBlob: payload)

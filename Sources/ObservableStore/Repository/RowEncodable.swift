@@ -25,9 +25,12 @@ public struct RowWriter {
     var row = EncodedRow()
     /// When set, the only columns kept; the others are skipped before their value is converted.
     let only: [String]?
+    /// The writer's recently formatted dates, when encoding inside a write.
+    let timestamps: TimestampCache?
 
-    init(capacity: Int, only: [String]? = nil) {
+    init(capacity: Int, only: [String]? = nil, timestamps: TimestampCache? = nil) {
         self.only = only
+        self.timestamps = timestamps
         row.columns.reserveCapacity(capacity)
         row.values.reserveCapacity(capacity)
     }
@@ -37,5 +40,14 @@ public struct RowWriter {
         if let only, !only.contains(column) { return }
         row.columns.append(column)
         row.values.append(value?.databaseValue ?? .null)
+    }
+
+    /// Writes the date `value` to `column` (nil is NULL), as its ``DatabaseValueConvertible`` text; a date in
+    /// the same millisecond as one just written reuses that text.
+    public mutating func encode(_ value: Date?, _ column: String) {
+        if let only, !only.contains(column) { return }
+        row.columns.append(column)
+        guard let value else { return row.values.append(.null) }
+        row.values.append(.text(timestamps?.text(for: value) ?? Timestamp.format(value)))
     }
 }

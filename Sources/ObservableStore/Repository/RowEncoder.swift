@@ -19,11 +19,14 @@ struct EncodedRow {
 enum RowEncoder {
     /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
     ///
-    /// With `only`, the row keeps just those of its columns, in the record's order.
-    static func encode<Value: Encodable>(_ value: Value, only: [String]? = nil) throws -> EncodedRow {
+    /// With `only`, the row keeps just those of its columns, in the record's order. `timestamps`, when
+    /// given, formats the dates of a ``RowEncodable`` record.
+    static func encode<Value: Encodable>(
+        _ value: Value, only: [String]? = nil, timestamps: TimestampCache? = nil
+    ) throws -> EncodedRow {
         // Cast the type, not the value: casting the value to an existential copies it on every row.
         if let encodable = Value.self as? any RowEncodable.Type {
-            return encodeFast(value, as: encodable, only: only)
+            return encodeFast(value, as: encodable, only: only, timestamps: timestamps)
         }
         var row = try encodeWithCoding(value)
         if let only {
@@ -34,8 +37,10 @@ enum RowEncoder {
     }
 
     /// `value` written by its ``RowEncodable`` conformance; `Value` is `Fast` (checked by the caller's cast).
-    private static func encodeFast<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type, only: [String]?) -> EncodedRow {
-        var writer = RowWriter(capacity: 12, only: only)
+    private static func encodeFast<Value, Fast: RowEncodable>(
+        _ value: Value, as type: Fast.Type, only: [String]?, timestamps: TimestampCache?
+    ) -> EncodedRow {
+        var writer = RowWriter(capacity: 12, only: only, timestamps: timestamps)
         withUnsafePointer(to: value) { pointer in
             pointer.withMemoryRebound(to: Fast.self, capacity: 1) { $0.pointee.encode(to: &writer) }
         }
