@@ -201,7 +201,7 @@ public final class Store: Sendable {
         var logged: LoggedCommit?
         let result = try connection.inTransaction { () -> T in
             let changesBefore = connection.totalChanges
-            let schemaAtStart = try writer.changeLog.currentSchemaVersion(on: connection)
+            let schemaAtStart = try writer.changeLog.schemaVersionAtStart(on: connection)
             let result = try body(transaction)
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
@@ -214,6 +214,7 @@ public final class Store: Sendable {
             }
             return result
         }
+        writer.changeLog.didCommit(on: connection)
         if let logged {
             observation.publishOwn(logged, on: connection)
             writer.commitsSincePruning += 1

@@ -218,6 +218,15 @@ extension Connection {
             }, Unmanaged.passUnretained(box).toOpaque())
     }
 
+    /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): moves with every commit to the file,
+    /// this connection's own included (`PRAGMA data_version` leaves those out); another connection's commit
+    /// shows once this one has started a transaction after it. Read without running a statement.
+    package var fileDataVersion: UInt32 {
+        var version: UInt32 = 0
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return version
+    }
+
     /// `PRAGMA data_version`: changes when another connection commits to the file.
     package func dataVersion() throws(SQLiteError) -> Int64 {
         let statement = try cachedStatement("PRAGMA data_version")

@@ -237,6 +237,27 @@ import Testing
         }
     }
 
+    /// The writer knows the schema version its last commit ended with; another connection's schema change
+    /// since then must not make the writer's next commit look like a schema change of its own.
+    @Test func anotherConnectionsSchemaChangeIsNotThisWritersOwn() throws {
+        try withTemporaryStore { store, path throws in
+            let (recorder, token) = store.record()
+            defer { withExtendedLifetime(token) {} }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "before", x: 0, y: 0))
+            let other = try Connection(path: path, mode: .readWrite(create: false), busyTimeoutMilliseconds: 1000)
+            try other.execute("ALTER TABLE nodes ADD COLUMN z REAL NOT NULL DEFAULT 0")
+            other.close()
+            try store.write { try $0.execute("INSERT INTO nodes (name, x, y, z) VALUES ('after', 0, 0, 7)") }
+            // The writer's own schema change still counts, and the commit after it is a plain one again.
+            try store.write { try $0.execute("CREATE TABLE extra (x)") }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "last", x: 0, y: 0))
+            #expect(recorder.wait(for: 4))
+            let commits = recorder.commits
+            #expect(commits.map(\.schemaChanged) == [false, false, true, false])
+            #expect(commits[1].changes.first?.new?.value("z", as: Double.self) == 7)
+        }
+    }
+
     @Test func rolledBackWorkAndEmptyTransactionsProduceNothing() throws {
         try withHazardStore { store, recorder throws in
             struct Planned: Error {}

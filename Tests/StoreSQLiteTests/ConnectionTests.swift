@@ -42,6 +42,30 @@ import Testing
         }
     }
 
+    /// What the writer relies on to skip reading the schema version at the start of a transaction: the file's
+    /// data version stays put while nothing commits, and moves with this connection's commits (DDL included)
+    /// and, once this connection starts a transaction, with another connection's.
+    @Test func fileDataVersionMovesWithEveryCommitOwnOrOther() throws {
+        try withConnection { db, path in
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("CREATE TABLE t (a)")
+            let other = try Connection(path: path, mode: .readWrite(create: false), busyTimeoutMilliseconds: 1000)
+            defer { other.close() }
+            try db.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); COMMIT")
+            let afterOwn = db.fileDataVersion
+            try db.execute("BEGIN IMMEDIATE")
+            #expect(db.fileDataVersion == afterOwn)  // nothing committed since: starting a transaction moves nothing
+            try db.execute("COMMIT")  // (ending one does, even when empty)
+            try other.execute("INSERT INTO t VALUES (2)")
+            try db.execute("BEGIN IMMEDIATE")
+            let afterOther = db.fileDataVersion
+            #expect(afterOther != afterOwn)
+            try db.execute("CREATE TABLE u (b)")
+            try db.execute("COMMIT")
+            #expect(db.fileDataVersion != afterOther)
+        }
+    }
+
     /// The blob SQLite reads in place: stored intact, empty is an empty blob (not NULL), unbound afterwards
     /// on success and on failure (the small text before it stays bound), and a wrong parameter count is
     /// refused before anything runs.

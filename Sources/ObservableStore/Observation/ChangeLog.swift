@@ -61,7 +61,27 @@ final class ChangeLog {
     /// The commit times written last, formatted.
     private let commitTimes = TimestampCache()
 
-    /// `PRAGMA schema_version` now; read at the start of each write transaction, and again at its end.
+    /// The file's data version and schema version just after this writer's last commit.
+    private var afterLastCommit: (dataVersion: UInt32, schemaVersion: Int64)?
+    /// The schema version ``append(_:schemaAtStart:origin:on:)`` read last.
+    private var schemaVersionAtEnd: Int64?
+
+    /// The schema version at the start of a write transaction: the one this writer's last commit ended with
+    /// when nothing was committed to the file since (its data version has not moved), else read
+    /// (``currentSchemaVersion(on:)``). Saves one of the two reads of a commit.
+    func schemaVersionAtStart(on connection: Connection) throws -> Int64 {
+        if let afterLastCommit, afterLastCommit.dataVersion == connection.fileDataVersion {
+            return afterLastCommit.schemaVersion
+        }
+        return try currentSchemaVersion(on: connection)
+    }
+
+    /// Call after a COMMIT whose transaction ran ``append(_:schemaAtStart:origin:on:)``.
+    func didCommit(on connection: Connection) {
+        afterLastCommit = schemaVersionAtEnd.map { (connection.fileDataVersion, $0) }
+    }
+
+    /// `PRAGMA schema_version` now; read at the end of each write transaction, and at its start unless known.
     func currentSchemaVersion(on connection: Connection) throws -> Int64 {
         try StoreError.wrapping {
             let version = try connection.cachedStatement("PRAGMA schema_version")
@@ -75,6 +95,7 @@ final class ChangeLog {
     /// version when the transaction began: if it moved, the commit is a schema change.
     func append(_ capture: ChangeCapture, schemaAtStart: Int64, origin: String?, on connection: Connection) throws -> LoggedCommit? {
         let current = try currentSchemaVersion(on: connection)
+        schemaVersionAtEnd = current
         capture.schemaChanged = current != schemaAtStart
         guard capture.changeCount > 0 || capture.schemaChanged else { return nil }
         try StoreError.wrapping {
