@@ -125,7 +125,9 @@ final class GRDBContender {
         case .observeLatency:
             let latencies = LatencyBox()
             let stamps = Stamps()
-            let cancellable = ValueObservation.tracking { try Node.fetchCount($0) }
+            // Without removeDuplicates, an initial fetch that runs after the first commit and that commit's own
+            // notification both deliver a count of 1 (seen once: 2,001 events).
+            let cancellable = ValueObservation.tracking { try Node.fetchCount($0) }.removeDuplicates()
                 .start(in: pool, scheduling: .async(onQueue: queue), onError: { _ in }) { count in
                     if count > 0 { latencies.add(wallClock() - stamps.get(Int64(count))) }
                 }
