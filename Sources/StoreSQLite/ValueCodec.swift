@@ -103,7 +103,12 @@ package struct ValueReader {
 
     /// Whether the bytes from the current offset start with `prefix`.
     package func hasPrefix(_ prefix: [UInt8]) -> Bool {
-        prefix.count <= bytes.count - offset && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
+        guard prefix.count <= bytes.count - offset else { return false }
+        guard !prefix.isEmpty else { return true }
+        // memcmp: a payload's header (its tables' names and columns) is compared at every decode.
+        return bytes.withUnsafeBytes { all in
+            prefix.withUnsafeBytes { memcmp(all.baseAddress! + offset, $0.baseAddress!, prefix.count) == 0 }
+        }
     }
 
     package mutating func varint() throws(Malformed) -> UInt64 {

@@ -18,6 +18,22 @@ import Testing
         #expect(reader.isAtEnd)
     }
 
+    @Test func hasPrefixComparesFromTheCurrentOffset() throws {
+        var reader = ValueReader([1, 2, 3, 4, 5])
+        #expect(reader.hasPrefix([1, 2]))
+        #expect(reader.hasPrefix([]))
+        #expect(reader.hasPrefix([1, 2, 3, 4, 5]))
+        #expect(!reader.hasPrefix([1, 2, 3, 4, 5, 6]))  // longer than what is left
+        #expect(!reader.hasPrefix([1, 2, 4]))
+        try reader.skip(2)
+        #expect(reader.hasPrefix([3, 4]))
+        #expect(!reader.hasPrefix([1, 2]))
+        #expect(!reader.hasPrefix([3, 4, 5, 6]))
+        try reader.skip(3)
+        #expect(reader.hasPrefix([]))
+        #expect(!reader.hasPrefix([5]))
+    }
+
     @Test func truncatedOrMalformedInputThrowsInsteadOfTrapping() {
         var bytes: [UInt8] = []
         ValueCodec.append(.text("a longer text value"), to: &bytes)

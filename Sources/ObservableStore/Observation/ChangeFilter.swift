@@ -39,19 +39,24 @@ public struct ChangeFilter: Sendable {
     public static func table(_ table: String) -> ChangeFilter { ChangeFilter(tables: [table]) }
 
     /// Whether a commit written with `origin` can match.
+    // Both run for every change delivered: the sets are read in place (`tables?.contains`), not bound to a
+    // copy (`if let tables`), and an empty set is not hashed into.
     func matches(origin: String?) -> Bool {
-        if let origin, excludedOrigins.contains(origin) { return false }
-        guard let origins else { return true }
-        return origin.map(origins.contains) ?? false
+        if let origin, !excludedOrigins.isEmpty, excludedOrigins.contains(origin) { return false }
+        if origins == nil { return true }
+        guard let origin else { return false }
+        return origins?.contains(origin) == true
     }
 
     /// Whether `change` matches the table, key and column conditions.
     func matches(_ change: Change) -> Bool {
-        if let tables, !tables.contains(change.table) { return false }
-        if let keys {
-            guard change.key.count == 1, keys.contains(change.key[0]) else { return false }
+        if tables?.contains(change.table) == false { return false }
+        if keys != nil {
+            guard change.key.count == 1, keys?.contains(change.key[0]) == true else { return false }
         }
-        if let columns, change.operation == .update, !change.changedColumns.contains(where: columns.contains) {
+        if columns != nil, change.operation == .update,
+            !change.changedColumns.contains(where: { columns?.contains($0) == true })
+        {
             return false
         }
         return true

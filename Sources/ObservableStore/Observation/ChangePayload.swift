@@ -106,8 +106,8 @@ enum ChangePayload {
     }
 
     /// Integral values of REAL columns back as REALs.
-    private static func realized(_ values: [DatabaseValue], _ realColumns: [Int]) -> [DatabaseValue] {
-        var values = values
+    private static func realized(_ values: consuming [DatabaseValue], _ realColumns: [Int]) -> [DatabaseValue] {
+        var values = values  // consumed: changed in place, not copied
         for index in realColumns where index < values.count {
             if case .integer(let integer) = values[index] { values[index] = .real(Double(integer)) }
         }
