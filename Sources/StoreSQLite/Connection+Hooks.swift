@@ -119,10 +119,22 @@ package struct PreupdateChange: ~Copyable {
     /// A TEXT value's UTF-8 bytes (`sqlite3_value_bytes` of them), not NUL-terminated. A hook's values point
     /// into the row's record, where the text has no terminating NUL: `sqlite3_value_text` would copy it into
     /// a new allocation to add one, `sqlite3_value_blob` returns it in place ("TEXT to BLOB: no change").
-    /// Text stored as UTF-16 (a database created so) is converted by `sqlite3_value_text`.
+    /// Text stored as UTF-16 (a database created so) is converted by `sqlite3_value_text`, and so is all
+    /// text with an SQLite older than 3.40, which has no `sqlite3_value_encoding`.
     private static func textBytes(of value: OpaquePointer) -> UnsafeRawPointer? {
-        sqlite3_value_encoding(value) == SQLITE_UTF8 ? sqlite3_value_blob(value) : UnsafeRawPointer(sqlite3_value_text(value))
+        if let encoding = valueEncoding, encoding(value) == SQLITE_UTF8 { return sqlite3_value_blob(value) }
+        return UnsafeRawPointer(sqlite3_value_text(value))
     }
+
+    /// Whether text is read in place (the running SQLite has `sqlite3_value_encoding`), for tests.
+    package static var readsTextInPlace: Bool { valueEncoding != nil }
+
+    /// `sqlite3_value_encoding` (SQLite 3.40 and later), looked up when first needed: called directly, it
+    /// would make 3.40 the oldest SQLite the package builds and runs with (Ubuntu 22.04 has 3.37).
+    private static let valueEncoding: (@convention(c) (OpaquePointer?) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "sqlite3_value_encoding") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (OpaquePointer?) -> Int32).self)
+    }()
 
     private static func append(_ value: OpaquePointer?, to bytes: inout [UInt8]) {
         append(value, type: value.map(sqlite3_value_type) ?? SQLITE_NULL, to: &bytes)

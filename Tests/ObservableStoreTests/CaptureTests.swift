@@ -80,6 +80,9 @@ import Testing
             #expect(changes[1].new?.value("hair_color", as: String.self) == "grün")
             #expect(changes[2].old?.value("name", as: String.self) == "Zoë 🌍")
         }
+        // The fast path is taken where it exists: this machine's SQLite is 3.40 or later.
+        let version = Connection.libraryVersion.split(separator: ".").compactMap { Int($0) }
+        #expect(PreupdateChange.readsTextInPlace == (version.lexicographicallyPrecedes([3, 40]) == false))
     }
 
     @Test func deleteWithoutWhereReportsEveryRow() throws {
