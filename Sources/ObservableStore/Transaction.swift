@@ -29,8 +29,11 @@ public final class Transaction {
     let connection: Connection
     /// The row changes of a write transaction; nil for reads.
     let capture: ChangeCapture?
-    /// The writer's recently formatted dates, for the records a write encodes; nil elsewhere.
-    let timestamps: TimestampCache?
+    /// The writer's recently formatted dates, for the records a write encodes; nil for reads, and once the
+    /// transaction has ended (a transaction kept past its closure must not touch the writer's cache while
+    /// another write uses it: its record methods encode before they check that it is still active).
+    var timestamps: TimestampCache? { isActive ? writerTimestamps : nil }
+    private let writerTimestamps: TimestampCache?
     private(set) var isActive = true
     private var savepointDepth = 0
 
@@ -38,7 +41,7 @@ public final class Transaction {
         self.connection = connection
         self.kind = kind
         self.capture = capture
-        self.timestamps = timestamps
+        self.writerTimestamps = timestamps
     }
 
     func end() { isActive = false }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import ObservableStore
+@testable import ObservableStore
 import StoreTestSupport
 import Testing
 
@@ -99,6 +99,10 @@ import Testing
                 try escaped?.execute("INSERT INTO nodes (name, x, y) VALUES ('late', 0, 0)")
             }
             #expect(error?.code == .transactionMisuse)
+            // The record methods too, and without the writer's date cache, which other writes use meanwhile.
+            let insert = #expect(throws: StoreError.self) { try escaped?.insert(NodeVO(name: "late", x: 0, y: 0)) }
+            #expect(insert?.code == .transactionMisuse)
+            #expect(escaped?.timestamps == nil)
             #expect(try store.repository(NodeVO.self).count() == 0)
         }
     }
