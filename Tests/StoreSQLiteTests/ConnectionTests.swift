@@ -16,7 +16,7 @@ import Testing
 
     @Test func executeReleasesLargeValuesAndKeepsSmallOnes() throws {
         // A large bound value must be freed by the statement that used it, not by its next use; small ones
-        // stay bound, so that the next bind reuses SQLite's buffers.
+        // stay bound until the next bind replaces them (clearing them cost a call per run).
         try withConnection { db, _ in
             try db.execute("CREATE TABLE t (a, b)")
             let insert = try db.cachedStatement("INSERT INTO t (a, b) VALUES (?, ?)")
