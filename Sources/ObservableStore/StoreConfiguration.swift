@@ -66,7 +66,8 @@ public struct StoreConfiguration: Sendable {
     /// commit that follows within this window without a thread wake-up (about 25 µs on a 2-core VM).
     /// The cost is up to this much CPU time after each delivery. 200 µs by default; zero turns it off.
     /// The thread stops spinning for a while when it finds that another thread took its CPU for a time
-    /// slice (two of its turns more than 1 ms apart): spinning then only delays the work it waits for.
+    /// slice (two of its turns more than 1 ms apart), or that work handed to it waits over 20 µs on average
+    /// before it takes it: spinning then only delays the work it waits for.
     public var deliverySpinWindow: Duration = .microseconds(200)
     /// How the change log stores a commit's changes (see `docs/OBSERVATION.md`); for measurements only.
     package var changeLogLayout: ChangeLogLayout = .payloadPerCommit

@@ -7,7 +7,7 @@ extension Transaction {
     @discardableResult
     public func insert<R: Record>(_ record: R) throws -> R {
         var record = record
-        let row = try RowEncoder.encode(record, timestamps: timestamps)
+        let row = try encoded(record)
         let sql = StatementTextCache.shared.sql(for: R.self, .insert, columns: row.columns) {
             "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
                 + "VALUES (\(placeholders(row.columns.count)))"
@@ -24,7 +24,7 @@ extension Transaction {
     @discardableResult
     public func upsert<R: Record>(_ record: R) throws -> R {
         var record = record
-        let row = try RowEncoder.encode(record, timestamps: timestamps)
+        let row = try encoded(record)
         let sql = StatementTextCache.shared.sql(for: R.self, .upsert, columns: row.columns) {
             let updates = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = excluded.\(quoted($0))" }
             return "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
@@ -44,7 +44,7 @@ extension Transaction {
     ///
     /// Throws ``StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R) throws {
-        try update(try RowEncoder.encode(record, timestamps: timestamps), kind: .update, R.self)
+        try update(try encoded(record), kind: .update, R.self)
     }
 
     /// Writes only `columns` of `record` to the row with its primary key; the row's other columns keep
@@ -62,7 +62,7 @@ extension Transaction {
         guard !columns.isEmpty else {
             throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
         }
-        let row = try RowEncoder.encode(record, only: columns + [R.primaryKey], timestamps: timestamps)
+        let row = try encoded(record, only: columns + [R.primaryKey])
         if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
             let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
             throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
@@ -95,7 +95,7 @@ extension Transaction {
     /// Deletes the row with `record`'s primary key; returns whether a row was deleted.
     @discardableResult
     public func delete<R: Record>(_ record: R) throws -> Bool {
-        let key = try primaryKeyValue(of: try RowEncoder.encode(record, timestamps: timestamps), R.self)
+        let key = try primaryKeyValue(of: try encoded(record), R.self)
         return try delete(R.self, key: key)
     }
 
@@ -166,6 +166,11 @@ extension Transaction {
 
     private func selection<R: Record>(_ type: R.Type) -> String {
         R.columns.map { $0.map(quoted).joined(separator: ", ") } ?? "*"
+    }
+
+    /// `record`'s row, its dates formatted through the writer's cache (``timestamps``).
+    private func encoded<R: Record>(_ record: R, only: [String]? = nil) throws -> EncodedRow {
+        try RowEncoder.encode(record, only: only, timestamps: timestamps)
     }
 
     private func placeholders(_ count: Int) -> String {
