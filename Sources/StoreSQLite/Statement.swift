@@ -3,6 +3,8 @@ internal import CSQLite
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// `SQLITE_STATIC`: SQLite reads bound text and blobs where they are, until they are bound again.
+private let SQLITE_STATIC: sqlite3_destructor_type? = nil
 
 /// One compiled SQL statement (`sqlite3_stmt*`): bind, step, read columns.
 ///
@@ -20,6 +22,14 @@ package final class Statement {
     private var storedKeyword: String?
     /// Whether SQLite holds a copy of a bound text or blob larger than ``largeValueBytes``.
     private var holdsLargeValue = false
+    /// Where ``bind(_:)`` copies the small text it binds: SQLite reads it there (`SQLITE_STATIC`) instead of
+    /// allocating a copy of its own at each bind and freeing it at the next. Allocated with the first such
+    /// bind, grown when a bind needs more, freed after the statement is finalized.
+    private var boundText: UnsafeMutableRawBufferPointer?
+
+    /// The most text bytes one ``bind(_:)`` copies into the statement's own memory; past that, its text is
+    /// copied by SQLite as single binds are.
+    package static let boundTextBytes = 64 * 1024
 
     /// Bound text and blobs up to this size stay bound after a statement runs, until the next bind replaces
     /// them; larger ones are released at once (``releaseLargeBindings()``).
@@ -31,7 +41,10 @@ package final class Statement {
         self.storedSQL = sql
     }
 
-    deinit { finalize() }
+    deinit {
+        finalize()
+        boundText?.deallocate()
+    }
 
     /// Releases the compiled statement (`sqlite3_finalize`). Safe to call twice.
     func finalize() {
@@ -87,6 +100,12 @@ package final class Statement {
     // MARK: - Binding
 
     /// Binds `values` to parameters 1...n, in order. Throws if the count differs from the statement's.
+    ///
+    /// Text up to ``largeValueBytes`` long is copied into memory the statement owns and read there by SQLite
+    /// (up to ``boundTextBytes`` in all), which saves SQLite an allocation and a free per text value. The
+    /// copy stays until the next call of this method binds every parameter again, so the statement can be
+    /// stepped and reset as often as the caller likes in between. After a failed bind, the parameters hold
+    /// NULL or earlier values until they are bound again.
     package func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
         try bind(values, followedBy: 0)
     }
@@ -99,9 +118,56 @@ package final class Statement {
                 extendedCode: ResultCode.SQLITE_RANGE,
                 message: "statement expects \(parameterCount) argument(s), got \(values.count + trailing)", sql: sql)
         }
-        for (offset, value) in values.enumerated() {
-            try bind(value, at: Int32(offset + 1))
+        guard let buffer = boundTextBuffer(for: values) else {
+            for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+            return
         }
+        // Every parameter is bound again below, so the text earlier bindings point to can be overwritten (or
+        // was freed, if the buffer grew). A bind that fails leaves no parameter pointing there.
+        do throws(SQLiteError) {
+            var used = 0
+            for (offset, value) in values.enumerated() {
+                let index = Int32(offset + 1)
+                guard case .text(var string) = value, string.utf8.count <= Statement.largeValueBytes else {
+                    try bind(value, at: index)
+                    continue
+                }
+                let code = string.withUTF8 { bytes -> Int32 in
+                    guard let source = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
+                    }
+                    let target = buffer.baseAddress! + used
+                    target.copyMemory(from: source, byteCount: bytes.count)
+                    used += bytes.count
+                    return sqlite3_bind_text64(
+                        handle, index, target.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+                        SQLITE_STATIC, UInt8(SQLITE_UTF8))
+                }
+                guard code == SQLITE_OK else { throw error(code) }
+            }
+        } catch {
+            clearBindings()
+            throw error
+        }
+    }
+
+    /// The statement's own memory for the text in `values` (values up to ``largeValueBytes`` long), grown if
+    /// needed; nil when `values` has no such text or more than ``boundTextBytes`` of it (SQLite copies it
+    /// then), and while the statement is running (binding fails then, and must not change what it reads).
+    private func boundTextBuffer(for values: [DatabaseValue]) -> UnsafeMutableRawBufferPointer? {
+        guard sqlite3_stmt_busy(handle) == 0 else { return nil }
+        var total = 0
+        for value in values {
+            if case .text(let string) = value, string.utf8.count <= Statement.largeValueBytes {
+                total += string.utf8.count
+            }
+        }
+        guard total > 0, total <= Statement.boundTextBytes else { return nil }
+        if let boundText, boundText.count >= total { return boundText }
+        boundText?.deallocate()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 256), alignment: 1)
+        boundText = buffer
+        return buffer
     }
 
     /// Binds `value` to parameter `index` (1-based).

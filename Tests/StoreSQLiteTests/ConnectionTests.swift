@@ -42,6 +42,53 @@ import Testing
         }
     }
 
+    /// Text bound with ``Statement/bind(_:)`` is copied into the statement's own memory and read there by
+    /// SQLite: it must outlive the strings and the bind call, survive the memory growing, and stay put while
+    /// the statement runs.
+    @Test func boundTextIsTheStatementsOwnCopy() throws {
+        try withConnection { db, _ in
+            let echo = try db.prepare("SELECT ?1, ?2, ?3, ?4 FROM (SELECT 1 UNION ALL SELECT 2)")
+            // Strings made at run time (not literals), released once bound.
+            func texts(_ lengths: [Int]) -> [String] { lengths.map { String(repeating: "é", count: $0 / 2) } }
+            func rows() throws -> [[String]] {
+                echo.reset()
+                var rows: [[String]] = []
+                while try echo.step() { rows.append((0..<4).map { echo.text(at: $0) }) }
+                return rows
+            }
+            for lengths in [[0, 2, 30, 8], [400, 2, 0, 1000], [2, 4, 6, 8], [Statement.largeValueBytes + 2, 10, 0, 20]] {
+                let expected = texts(lengths)
+                echo.reset()
+                try echo.bind(texts(lengths).map { .text($0) })
+                #expect(try rows() == [expected, expected])
+                #expect(try rows() == [expected, expected])  // reset and run again: still bound
+            }
+            // Binding while the statement runs fails, and the row it has yet to read keeps the old text.
+            echo.reset()
+            try echo.bind(texts([4, 4, 4, 4]).map { .text($0) })
+            #expect(try echo.step())
+            #expect(throws: SQLiteError.self) { try echo.bind(["abcd", "efgh", "ijkl", "mnop"].map { .text($0) }) }
+            #expect(try echo.step())
+            #expect(echo.text(at: 0) == "éé")
+            echo.reset()
+        }
+    }
+
+    /// A bind that fails part of the way leaves no parameter pointing into the statement's text memory,
+    /// which it may have just freed to grow.
+    @Test func failedBindLeavesNoTextPointingIntoFreedMemory() throws {
+        try withConnection { db, _ in
+            let echo = try db.prepare("SELECT ?1, ?2")
+            try echo.bind([.null, .text(String(repeating: "s", count: 10))])
+            #expect(echo.expandedSQL == "SELECT NULL, 'ssssssssss'")
+            // Over SQLite's default length limit (10^9 bytes): SQLITE_TOOBIG, before the second parameter is
+            // bound and after the memory grew for its 400 bytes. (The zeroed buffer is not touched.)
+            let tooBig = DatabaseValue.blob(Data(count: 1_000_000_001))
+            #expect(throws: SQLiteError.self) { try echo.bind([tooBig, .text(String(repeating: "l", count: 400))]) }
+            #expect(echo.expandedSQL == "SELECT NULL, NULL")
+        }
+    }
+
     /// What the writer relies on to skip reading the schema version at the start of a transaction: the file's
     /// data version stays put while nothing commits, and moves with this connection's commits (DDL included)
     /// and, once this connection starts a transaction, with another connection's.
