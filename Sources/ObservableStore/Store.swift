@@ -206,7 +206,9 @@ public final class Store: Sendable {
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
             try transaction.checkActive()
-            logged = try writer.changeLog.append(writer.capture, schemaAtStart: schemaAtStart, origin: origin, on: connection)
+            logged = try writer.changeLog.append(
+                writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
+                origin: origin, on: connection)
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
                 // still changes, so tell other processes it was the library, not a foreign writer.

@@ -36,6 +36,9 @@ public final class Transaction {
     private let writerTimestamps: TimestampCache?
     private(set) var isActive = true
     private var savepointDepth = 0
+    /// Whether a write ran a statement that may change the schema: anything but INSERT, UPDATE, DELETE,
+    /// REPLACE and queries. When none did, the schema version is not read again at commit.
+    private(set) var mayHaveChangedSchema = false
 
     init(connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil) {
         self.connection = connection
@@ -59,7 +62,8 @@ public final class Transaction {
     }
 
     /// Refuses transaction control: the store owns BEGIN and COMMIT (use savepoints). Schema changes
-    /// are found at commit, by `PRAGMA schema_version`.
+    /// are found at commit, by `PRAGMA schema_version`, read then only if a statement may have made one
+    /// (``mayHaveChangedSchema``).
     func inspect(_ statement: Statement) throws {
         guard capture != nil else { return }
         switch statement.leadingKeyword {
@@ -68,8 +72,10 @@ public final class Transaction {
                 .invalidInput,
                 "`\(statement.leadingKeyword)` is not allowed inside write: the store commits when the closure returns "
                     + "and rolls back when it throws; use tx.savepoint { } for nested work")
+        case "INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH", "VALUES":
+            break  // row changes at most: triggers cannot change the schema
         default:
-            break
+            mayHaveChangedSchema = true  // CREATE, ALTER, DROP, ANALYZE, PRAGMA, …
         }
     }
 

@@ -261,6 +261,28 @@ import Testing
         }
     }
 
+    /// The schema version is read again at commit only after a statement that may change the schema, and
+    /// that is any statement but INSERT, UPDATE, DELETE, REPLACE and queries, not just CREATE, ALTER, DROP:
+    /// ANALYZE creates `sqlite_stat1`, whatever the case or comments before the keyword.
+    @Test func everyStatementThatMayChangeTheSchemaIsChecked() throws {
+        try withTemporaryStore { store, _ throws in
+            let (recorder, token) = store.record()
+            defer { withExtendedLifetime(token) {} }
+            try store.write { tx in
+                try tx.insert(NodeVO(name: "a", x: 0, y: 0))
+                try tx.execute("/* statistics */ analyze")
+            }
+            try store.write { tx in
+                _ = try tx.fetchRows("SELECT 1")
+                try tx.execute("WITH n(v) AS (VALUES (2)) INSERT INTO nodes (name, x, y) SELECT 'b', v, v FROM n")
+            }
+            try store.write { tx in _ = try tx.fetchRows("create index nodes_x on nodes (x)") }
+            #expect(recorder.wait(for: 3))
+            #expect(recorder.commits.map(\.schemaChanged) == [true, false, true])
+            #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'") } == .integer(1))
+        }
+    }
+
     @Test func rolledBackWorkAndEmptyTransactionsProduceNothing() throws {
         try withHazardStore { store, recorder throws in
             struct Planned: Error {}

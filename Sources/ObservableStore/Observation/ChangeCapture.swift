@@ -25,10 +25,10 @@ final class ChangeCapture {
     @exclusivity(unchecked) private var tableIndexes: [String: Int] = [:]
     /// The index of the table of the last change recorded.
     @exclusivity(unchecked) private var lastTableIndex: Int?
-    private var savepoints: [Marker] = []
+    @exclusivity(unchecked) private var savepoints: [Marker] = []
     /// Set when the transaction changed the schema (`PRAGMA schema_version` moved): listeners get a
     /// schema-changed commit.
-    var schemaChanged = false
+    @exclusivity(unchecked) var schemaChanged = false
 
     /// The hook: copies one row change into the buffer. Changes to SQLite's own tables, the store's
     /// internal `_store_` tables and non-main databases (temp, attached) are not captured.
@@ -61,6 +61,11 @@ final class ChangeCapture {
         case .delete: change.appendOldValues(to: &records)
         case .update: change.appendUpdateValues(to: &records)
         }
+    }
+
+    /// ``touchedTableNames`` joined with commas, as the change log's `tables` column holds them.
+    var touchedTableList: String {
+        tableNames.count == 1 && !recordOffsets.isEmpty ? tableNames[0] : touchedTableNames.joined(separator: ",")
     }
 
     /// The tables that still have a change after rollbacks, in first-seen order.
@@ -97,12 +102,16 @@ final class ChangeCapture {
 
     /// Empties the buffer for the next transaction.
     func reset() {
-        records.removeAll(keepingCapacity: records.count < 1 << 20)
-        recordOffsets.removeAll(keepingCapacity: recordOffsets.count < 1 << 16)
-        tableNames.removeAll(keepingCapacity: true)
-        tableIndexes.removeAll(keepingCapacity: true)
+        // Each write resets before and after it runs: the first finds everything empty, and clearing an
+        // empty collection is not free.
+        if !records.isEmpty { records.removeAll(keepingCapacity: records.count < 1 << 20) }
+        if !recordOffsets.isEmpty { recordOffsets.removeAll(keepingCapacity: recordOffsets.count < 1 << 16) }
+        if !tableNames.isEmpty {
+            tableNames.removeAll(keepingCapacity: true)
+            tableIndexes.removeAll(keepingCapacity: true)
+        }
         lastTableIndex = nil
-        savepoints.removeAll()
+        if !savepoints.isEmpty { savepoints.removeAll() }
         schemaChanged = false
     }
 }

@@ -81,7 +81,8 @@ final class ChangeLog {
         afterLastCommit = schemaVersionAtEnd.map { (connection.fileDataVersion, $0) }
     }
 
-    /// `PRAGMA schema_version` now; read at the end of each write transaction, and at its start unless known.
+    /// `PRAGMA schema_version` now; read at the end of a write transaction that may have changed the schema,
+    /// and at its start unless known.
     func currentSchemaVersion(on connection: Connection) throws -> Int64 {
         try StoreError.wrapping {
             let version = try connection.cachedStatement("PRAGMA schema_version")
@@ -92,9 +93,12 @@ final class ChangeLog {
 
     /// Appends the commit record for what `capture` holds; nil when it holds nothing (no commit record,
     /// no event: a `BEGIN; COMMIT` with no writes is not a commit). `schemaAtStart` is the schema
-    /// version when the transaction began: if it moved, the commit is a schema change.
-    func append(_ capture: ChangeCapture, schemaAtStart: Int64, origin: String?, on connection: Connection) throws -> LoggedCommit? {
-        let current = try currentSchemaVersion(on: connection)
+    /// version when the transaction began: if it moved, the commit is a schema change. It is read again
+    /// only when `mayHaveChangedSchema` (the transaction ran a statement that may have changed it).
+    func append(
+        _ capture: ChangeCapture, schemaAtStart: Int64, mayHaveChangedSchema: Bool, origin: String?, on connection: Connection
+    ) throws -> LoggedCommit? {
+        let current = mayHaveChangedSchema ? try currentSchemaVersion(on: connection) : schemaAtStart
         schemaVersionAtEnd = current
         capture.schemaChanged = current != schemaAtStart
         guard capture.changeCount > 0 || capture.schemaChanged else { return nil }
@@ -117,7 +121,7 @@ final class ChangeLog {
             try connection.cachedStatement(ChangeLog.insertCommitSQL).execute(
                 [
                     .text(commitTimes.text(for: now)), origin.map(DatabaseValue.text) ?? .null,
-                    .integer(Int64(capture.changeCount)), .text(capture.touchedTableNames.joined(separator: ",")),
+                    .integer(Int64(capture.changeCount)), .text(capture.touchedTableList),
                     .integer(capture.schemaChanged ? 1 : 0),
                 ], thenBlob: payload)
             let sequence = connection.lastInsertRowID
