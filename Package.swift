@@ -6,6 +6,8 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
 let package = Package(
     name: "ObservableStore",
+    // Linux is what CI builds and tests. On Apple platforms, the writer's atomics (Synchronization) need macOS 15.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ObservableStore", targets: ["ObservableStore"]),
         .executable(name: "storectl", targets: ["storectl"]),

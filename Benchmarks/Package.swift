@@ -11,6 +11,7 @@ let parentFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 
 let package = Package(
     name: "ObservableStoreBenchmarks",
+    platforms: [.macOS(.v15)],  // as the store itself
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),

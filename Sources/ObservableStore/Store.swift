@@ -140,7 +140,8 @@ public final class Store: Sendable {
     /// reach the listeners (immediate ones before this returns, the others on their own threads).
     /// `origin` tags the commit (e.g. the view or service that wrote), so listeners can filter on it.
     ///
-    /// Writes are serialized: a call waits for the write in progress. Calling `write` from inside a
+    /// Writes are serialized: a call waits for the write in progress, and for the writes already waiting
+    /// (they go in turn). Calling `write` from inside a
     /// `write` closure throws ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a
     /// savepoint) instead. Waiting longer than the busy timeout for another process's write throws
     /// ``StoreError/Code/busy``.

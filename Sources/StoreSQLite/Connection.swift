@@ -5,8 +5,8 @@ internal import CSQLite
 ///
 /// A connection is not thread-safe. It is opened with `SQLITE_OPEN_NOMUTEX` ("multi-thread" mode,
 /// <https://www.sqlite.org/threadsafe.html>): SQLite does no locking of its own on it, and the store
-/// guarantees instead that exactly one thread uses a connection at a time (the writer's serial queue,
-/// or the reader pool that hands a connection to one caller at a time). That saves a mutex per call.
+/// guarantees instead that exactly one thread uses a connection at a time (the writer's lock, or the
+/// reader pool that hands a connection to one caller at a time). That saves a mutex per call.
 package final class Connection {
     /// How a connection is opened.
     package enum Mode: Sendable {

@@ -75,16 +75,21 @@ import Testing
     @Test func releasingATokenInsideAWriteDoesNotWaitForAHandlerThatWrites() throws {
         try withTemporaryStore { store, _ throws in
             let entered = DispatchSemaphore(value: 0)
+            let writing = DispatchSemaphore(value: 0)
             let handled = Collector<Int64>()
             var token: ListenerToken? = store.listen("writes-back", filter: .table("nodes")) { event in
                 entered.signal()
+                writing.wait()
                 // Reacting by writing: waits for the writer, which is busy in the write below.
                 try store.write { try $0.execute("INSERT INTO user_info (id, name) VALUES (?, 'x')", ["\(event.sequence ?? 0)"]) }
                 handled.append(event.sequence ?? 0)
             }
             try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
             entered.wait()
-            try store.write { _ in token = nil }  // cancels from the writer queue: must not wait for the handler
+            try store.write { _ in
+                writing.signal()  // the handler's write now waits for this one
+                token = nil  // cancels inside a write: must not wait for the handler (a deadlock)
+            }
             try waitUntil { handled.all.count == 1 }
             #expect(token == nil)
         }

@@ -91,6 +91,54 @@ import Testing
         }
     }
 
+    @Test func aWriteInsideAnAsyncWriteIsRefusedNotDeadlocked() async throws {
+        try await withTemporaryStore { store, _ in
+            let code = try await store.write { tx -> StoreError.Code? in
+                try tx.insert(NodeVO(name: "outer", x: 0, y: 0))
+                do {
+                    try store.write { _ in }
+                    return nil
+                } catch let error as StoreError {
+                    return error.code
+                }
+            }
+            #expect(code == .transactionMisuse)
+            #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["outer"])
+        }
+    }
+
+    /// A synchronous write takes the writer at once when it is free, but not ahead of a write already
+    /// waiting: a thread that writes again as soon as its write ends cannot keep the writer from others.
+    @Test func aWaitingWriteGoesBeforeTheNextWriteOfTheThreadThatHadTheWriter() throws {
+        try withTemporaryStore { store, _ in
+            let order = Collector<String>()
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                try? store.write { _ in
+                    inside.signal()
+                    release.wait()
+                }
+                try? store.write { tx in try tx.insert(NodeVO(name: "again", x: 0, y: 0)) }
+                order.append("again")
+                finished.signal()
+            }.start()
+            inside.wait()
+            Thread {
+                try? store.write { tx in try tx.insert(NodeVO(name: "waiting", x: 0, y: 0)) }
+                order.append("waiting")
+                finished.signal()
+            }.start()
+            try waitUntil { store.writer.waitingWrites == 1 }
+            release.signal()
+            finished.wait()
+            finished.wait()
+            #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["waiting", "again"])
+            #expect(store.writer.waitingWrites == 0)
+        }
+    }
+
     @Test func aTransactionCannotBeUsedAfterItsClosure() throws {
         try withTemporaryStore { store, _ in
             var escaped: Transaction?

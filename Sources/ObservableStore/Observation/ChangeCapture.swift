@@ -7,7 +7,8 @@ import StoreSQLite
 /// varints), column count (varint), then the old values (UPDATE, DELETE) and the new values
 /// (INSERT, UPDATE). The table names are kept apart and written as the payload's header at commit.
 ///
-/// Used only on the writer connection's queue (the hook runs inside `sqlite3_step` there); not thread-safe.
+/// Used only inside writes, with the writer's lock held (the hook runs inside their `sqlite3_step`); not
+/// thread-safe.
 final class ChangeCapture {
     /// A position in the buffer, to roll back to.
     struct Marker {
@@ -15,7 +16,7 @@ final class ChangeCapture {
         fileprivate var changeCount: Int
     }
 
-    // Appended to many times per captured row, always on the writer's queue: the runtime's exclusivity
+    // Appended to many times per captured row, always inside a write: the runtime's exclusivity
     // checks are turned off for these.
     @exclusivity(unchecked) private(set) var records: [UInt8] = []
     /// Where each change record starts in `records` (one per change).

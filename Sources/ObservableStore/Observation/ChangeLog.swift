@@ -40,7 +40,7 @@ package enum ChangeLogLayout: Sendable {
 /// Writes the captured changes of a transaction into `_store_commits`, just before COMMIT, on the
 /// writer connection. Keeps each table's column names and primary key, refreshed when the schema changes.
 ///
-/// Used only on the writer's queue; not thread-safe.
+/// Used only inside writes (the writer's lock held); not thread-safe.
 final class ChangeLog {
     static let commitsTable = "_store_commits"
     /// Built once: a commit's statement is found by its text, which is not rebuilt at each commit.

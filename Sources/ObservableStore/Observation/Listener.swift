@@ -146,7 +146,7 @@ final class Listener: @unchecked Sendable {
 
     /// Whether the current thread may block until handlers finish.
     static func mayWaitForHandlers(_ center: ObservationCenter?) -> Bool {
-        !SerializedWriter.isOnAnyWriterQueue && !(center?.isPublishingOnCurrentThread ?? false)
+        !SerializedWriter.isInsideAnyWrite && !(center?.isPublishingOnCurrentThread ?? false)
     }
 
     /// Whether ``cancel()`` was called.

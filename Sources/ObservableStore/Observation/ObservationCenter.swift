@@ -122,7 +122,7 @@ final class ObservationCenter: @unchecked Sendable {
 
     /// Publishes `logged`, committed by this process's writer on `connection`. Commits of other
     /// processes that came before it (sequence numbers in between) are read from the log and published
-    /// first, so that listeners see one merged order. Called on the writer's queue right after COMMIT.
+    /// first, so that listeners see one merged order. Called inside the write, right after COMMIT.
     func publishOwn(_ logged: LoggedCommit, on connection: Connection) {
         publishing {
             guard logged.sequence > lastPublished else { return }  // the feed already published it
@@ -132,7 +132,7 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Called when work starts on the writer's queue (a write, then the checkpoint after it). Until it ends,
+    /// Called when the writer's work starts (a write, then the checkpoint after it). Until it ends,
     /// and for a moment after, the change feed polls instead of waking for each of this process's file writes:
     /// a long write (a bulk insert spilling pages to the WAL) would otherwise wake it up to once a millisecond.
     func ownWriteStarted() {
