@@ -194,7 +194,9 @@ public final class Store: Sendable {
     private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> T {
         let connection = writer.connection
         writer.capture.reset()
-        let transaction = Transaction(connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps)
+        let transaction = Transaction(
+            connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
+            recentInsert: writer.recentInsert)
         defer {
             transaction.end()
             writer.capture.reset()

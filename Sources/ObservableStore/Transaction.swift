@@ -34,17 +34,24 @@ public final class Transaction {
     /// another write uses it: its record methods encode before they check that it is still active).
     var timestamps: TimestampCache? { isActive ? writerTimestamps : nil }
     private let writerTimestamps: TimestampCache?
+    /// The writer's last insert statement; nil for reads and once the transaction has ended (as ``timestamps``).
+    var recentInsert: RecentInsert? { isActive ? writerRecentInsert : nil }
+    private let writerRecentInsert: RecentInsert?
     private(set) var isActive = true
     private var savepointDepth = 0
     /// Whether a write ran a statement that may change the schema: anything but INSERT, UPDATE, DELETE,
     /// REPLACE and queries. When none did, the schema version is not read again at commit.
     private(set) var mayHaveChangedSchema = false
 
-    init(connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil) {
+    init(
+        connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil,
+        recentInsert: RecentInsert? = nil
+    ) {
         self.connection = connection
         self.kind = kind
         self.capture = capture
         self.writerTimestamps = timestamps
+        self.writerRecentInsert = recentInsert
     }
 
     func end() { isActive = false }
@@ -142,6 +149,13 @@ public final class Transaction {
     }
 
     func withStatement<T>(_ sql: String, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T) throws -> T {
+        try withStatement(sql, binding: { try $0.bind(arguments) }, body)
+    }
+
+    /// Like `withStatement(_:_:_:)` with arguments, the parameters bound by `bind` instead.
+    func withStatement<T>(
+        _ sql: String, binding bind: (Statement) throws -> Void, _ body: (Statement) throws -> T
+    ) throws -> T {
         try checkActive()
         let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
         defer {
@@ -152,7 +166,7 @@ public final class Transaction {
         let marker = capture?.mark()
         do {
             return try StoreError.wrapping {
-                try statement.bind(arguments)
+                try bind(statement)
                 return try body(statement)
             }
         } catch {

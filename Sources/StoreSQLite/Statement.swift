@@ -22,13 +22,24 @@ package final class Statement {
     private var storedKeyword: String?
     /// Whether SQLite holds a copy of a bound text or blob larger than ``largeValueBytes``.
     private var holdsLargeValue = false
-    /// Where ``bind(_:)`` copies the small text it binds: SQLite reads it there (`SQLITE_STATIC`) instead of
-    /// allocating a copy of its own at each bind and freeing it at the next. Allocated with the first such
-    /// bind, grown when a bind needs more, freed after the statement is finalized.
-    private var boundText: UnsafeMutableRawBufferPointer?
+    /// Where a binding round (``beginBinding()``) copies the small text it binds: SQLite reads it there
+    /// (`SQLITE_STATIC`) instead of allocating a copy of its own at each bind and freeing it at the next.
+    /// Allocated with the first such bind, replaced by a larger one when a round outgrows it.
+    /// (These are touched for every bound value, by one thread at a time: exclusivity checks are off.)
+    @exclusivity(unchecked) private var boundText: UnsafeMutableRawBufferPointer?
+    /// The bytes of ``boundText`` the current round has used.
+    @exclusivity(unchecked) private var boundTextUsed = 0
+    /// The text bytes the current round copied, in all buffers (at most ``boundTextBytes``).
+    @exclusivity(unchecked) private var roundTextBytes = 0
+    /// Text memory a round outgrew: parameters bound earlier in that round still point there, so it is
+    /// freed when the next round starts, which binds them again.
+    @exclusivity(unchecked) private var retiredBoundText: [UnsafeMutableRawBufferPointer] = []
+    /// Whether the current round copies text into ``boundText`` (not while the statement runs: binding
+    /// fails then, and must not change what it reads).
+    @exclusivity(unchecked) private var roundBindsInPlace = false
 
-    /// The most text bytes one ``bind(_:)`` copies into the statement's own memory; past that, its text is
-    /// copied by SQLite as single binds are.
+    /// The most text bytes one binding round copies into the statement's own memory; past that, SQLite
+    /// copies the text, as for single binds.
     package static let boundTextBytes = 64 * 1024
 
     /// Bound text and blobs up to this size stay bound after a statement runs, until the next bind replaces
@@ -44,6 +55,7 @@ package final class Statement {
     deinit {
         finalize()
         boundText?.deallocate()
+        for buffer in retiredBoundText { buffer.deallocate() }
     }
 
     /// Releases the compiled statement (`sqlite3_finalize`). Safe to call twice.
@@ -99,13 +111,14 @@ package final class Statement {
 
     // MARK: - Binding
 
-    /// Binds `values` to parameters 1...n, in order. Throws if the count differs from the statement's.
+    /// Binds `values` to parameters 1...n, in order, as one binding round (``beginBinding()``). Throws if the
+    /// count differs from the statement's.
     ///
     /// Text up to ``largeValueBytes`` long is copied into memory the statement owns and read there by SQLite
     /// (up to ``boundTextBytes`` in all), which saves SQLite an allocation and a free per text value. The
-    /// copy stays until the next call of this method binds every parameter again, so the statement can be
-    /// stepped and reset as often as the caller likes in between. After a failed bind, the parameters hold
-    /// NULL or earlier values until they are bound again.
+    /// copy stays until the next round binds every parameter again, so the statement can be stepped and
+    /// reset as often as the caller likes in between. After a failed bind, the parameters hold NULL or
+    /// earlier values until they are bound again.
     package func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
         try bind(values, followedBy: 0)
     }
@@ -118,56 +131,65 @@ package final class Statement {
                 extendedCode: ResultCode.SQLITE_RANGE,
                 message: "statement expects \(parameterCount) argument(s), got \(values.count + trailing)", sql: sql)
         }
-        guard let buffer = boundTextBuffer(for: values) else {
-            for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
-            return
-        }
-        // Every parameter is bound again below, so the text earlier bindings point to can be overwritten (or
-        // was freed, if the buffer grew). A bind that fails leaves no parameter pointing there.
+        beginBinding()
         do throws(SQLiteError) {
-            var used = 0
-            for (offset, value) in values.enumerated() {
-                let index = Int32(offset + 1)
-                guard case .text(var string) = value, string.utf8.count <= Statement.largeValueBytes else {
-                    try bind(value, at: index)
-                    continue
-                }
-                let code = string.withUTF8 { bytes -> Int32 in
-                    guard let source = bytes.baseAddress, !bytes.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
-                    }
-                    let target = buffer.baseAddress! + used
-                    target.copyMemory(from: source, byteCount: bytes.count)
-                    used += bytes.count
-                    return sqlite3_bind_text64(
-                        handle, index, target.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
-                        SQLITE_STATIC, UInt8(SQLITE_UTF8))
-                }
-                guard code == SQLITE_OK else { throw error(code) }
-            }
+            for (offset, value) in values.enumerated() { try bindInRound(value, at: Int32(offset + 1)) }
         } catch {
-            clearBindings()
+            abandonRound()
             throw error
         }
     }
 
-    /// The statement's own memory for the text in `values` (values up to ``largeValueBytes`` long), grown if
-    /// needed; nil when `values` has no such text or more than ``boundTextBytes`` of it (SQLite copies it
-    /// then), and while the statement is running (binding fails then, and must not change what it reads).
-    private func boundTextBuffer(for values: [DatabaseValue]) -> UnsafeMutableRawBufferPointer? {
-        guard sqlite3_stmt_busy(handle) == 0 else { return nil }
-        var total = 0
-        for value in values {
-            if case .text(let string) = value, string.utf8.count <= Statement.largeValueBytes {
-                total += string.utf8.count
-            }
+    /// Starts a binding round: every parameter is bound again, by ``bindInRound(_:at:)``, before the
+    /// statement next runs (or the round is given up with ``abandonRound()``). The text memory earlier
+    /// rounds outgrew is freed now, and this round's text is copied over the last one's.
+    package func beginBinding() {
+        roundBindsInPlace = sqlite3_stmt_busy(handle) == 0
+        guard roundBindsInPlace else { return }
+        for buffer in retiredBoundText { buffer.deallocate() }
+        retiredBoundText.removeAll(keepingCapacity: true)
+        boundTextUsed = 0
+        roundTextBytes = 0
+    }
+
+    /// Binds `value` to parameter `index` (1-based) in the round started by ``beginBinding()``: small text
+    /// is copied into the statement's own memory (see ``bind(_:)``), other values are bound as by
+    /// ``bind(_:at:)``.
+    package func bindInRound(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
+        guard roundBindsInPlace, case .text(var string) = value else { return try bind(value, at: index) }
+        let code = string.withUTF8 { bytes -> Int32? in
+            let count = bytes.count
+            guard let source = bytes.baseAddress, count > 0, count <= Statement.largeValueBytes,
+                roundTextBytes + count <= Statement.boundTextBytes
+            else { return nil }
+            let target = textMemory(for: count)
+            target.copyMemory(from: source, byteCount: count)
+            boundTextUsed += count
+            roundTextBytes += count
+            return sqlite3_bind_text64(
+                handle, index, target.assumingMemoryBound(to: CChar.self), sqlite3_uint64(count), SQLITE_STATIC,
+                UInt8(SQLITE_UTF8))
         }
-        guard total > 0, total <= Statement.boundTextBytes else { return nil }
-        if let boundText, boundText.count >= total { return boundText }
-        boundText?.deallocate()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 256), alignment: 1)
+        guard let code else { return try bind(value, at: index) }  // empty, large, or over the round's limit
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// Gives up the round started by ``beginBinding()`` before every parameter was bound: the parameters are
+    /// cleared, since those not bound again may point into text memory the round freed.
+    package func abandonRound() {
+        if roundBindsInPlace { clearBindings() }
+    }
+
+    /// Where the next `count` bytes of this round's text go: in ``boundText``, or in a larger buffer that
+    /// replaces it (the old one is retired, not freed: this round's earlier text is bound there).
+    private func textMemory(for count: Int) -> UnsafeMutableRawPointer {
+        if let boundText, boundText.count - boundTextUsed >= count { return boundText.baseAddress! + boundTextUsed }
+        if let boundText { retiredBoundText.append(boundText) }
+        let capacity = max(count, min(max(256, 2 * (boundText?.count ?? 0)), Statement.boundTextBytes))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
         boundText = buffer
-        return buffer
+        boundTextUsed = 0
+        return buffer.baseAddress!
     }
 
     /// Binds `value` to parameter `index` (1-based).

@@ -77,6 +77,25 @@ import Testing
 }
 
 
+/// A record whose columns vary: no `id` when it has none, a `note` only when it has one.
+private struct Memo: Record, RowEncodable, Equatable {
+    typealias Key = Int64
+    static let tableName = "memos"
+    var id: Int64?
+    var title: String
+    var body: String
+    var note: String?
+
+    mutating func didInsert(rowID: Int64) { id = rowID }
+
+    func encode(to row: inout RowWriter) {
+        if let id { row.encode(id, "id") }
+        row.encode(title, "title")
+        row.encode(body, "body")
+        if let note { row.encode(note, "note") }
+    }
+}
+
 /// The fast encoding path (``RowEncodable``) writes exactly what `Encodable` writes.
 @Suite struct RowEncodableTests {
     @Test func shippedRecordsWriteTheSameColumnsThroughBothPaths() throws {
@@ -94,6 +113,45 @@ import Testing
             let fast = try RowEncoder.encode(user)
             let coded = try RowEncoder.encodeWithCoding(user)
             #expect(fast.columns == coded.columns && fast.values == coded.values)
+        }
+    }
+
+    /// After a type's first insert, its records are bound straight into that insert statement; a record
+    /// writing other columns (one more, one fewer, another order) is inserted the general way, and rightly.
+    @Test func recordsWritingOtherColumnsThanTheLastInsertAreStoredRightly() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT, note TEXT)") }
+            let memos = [
+                Memo(title: "a", body: "first", note: nil), Memo(title: "b", body: "second", note: nil),
+                Memo(id: 50, title: "c", body: "with id", note: nil), Memo(title: "d", body: "after", note: "noted"),
+                Memo(title: "e", body: "noted again", note: "again"), Memo(title: "f", body: "plain", note: nil),
+                Memo(id: 60, title: "g", body: "id and note", note: "both"),
+            ]
+            let inserted = try store.write { tx in try memos.map { try tx.insert($0) } }
+            #expect(inserted.map(\.id) == [1, 2, 50, 51, 52, 53, 60])
+            let stored = try store.read { try $0.fetchAll(Query<Memo>().order(by: "id")) }
+            #expect(stored == inserted)
+        }
+    }
+
+    /// Bound text is copied into the statement's memory, which grows in the middle of a record and is
+    /// limited per record: long, growing, empty and over-the-limit text is all stored whole.
+    @Test func textOfEverySizeIsStoredWholeWhenBoundStraightIntoTheStatement() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT, note TEXT)") }
+            func text(_ count: Int, _ letter: Character) -> String { String(repeating: letter, count: count) }
+            let memos = [
+                Memo(title: "small", body: "x", note: "y"),
+                Memo(title: text(300, "a"), body: text(5_000, "b"), note: text(12_000, "c")),  // grows twice
+                Memo(title: "", body: text(20_000, "d"), note: ""),  // over largeValueBytes: SQLite copies it
+                Memo(title: text(16_000, "e"), body: text(16_000, "f"), note: text(16_000, "g")),
+                Memo(title: text(16_000, "h"), body: text(16_000, "i"), note: text(16_000, "j")),
+                Memo(title: "ü✓", body: text(40, "k"), note: "small again"),
+            ]
+            let inserted = try store.write { tx in try memos.map { try tx.insert($0) } }
+            let stored = try store.read { try $0.fetchAll(Query<Memo>().order(by: "id")) }
+            #expect(stored == inserted)
+            #expect(stored.map(\.body.count) == [1, 5_000, 20_000, 16_000, 16_000, 40])
         }
     }
 }

@@ -63,6 +63,13 @@ import Testing
                 #expect(try rows() == [expected, expected])
                 #expect(try rows() == [expected, expected])  // reset and run again: still bound
             }
+            // Past boundTextBytes in one round, SQLite copies the rest: 5 × 16,000 bytes are all stored.
+            let five = try db.prepare("SELECT ?1 || ?2 || ?3 || ?4 || ?5")
+            let parts = (0..<5).map { String(repeating: String($0), count: 16_000) }
+            try five.bind(parts.map { .text($0) })
+            #expect(try five.step())
+            #expect(five.text(at: 0) == parts.joined())
+            five.reset()
             // Binding while the statement runs fails, and the row it has yet to read keeps the old text.
             echo.reset()
             try echo.bind(texts([4, 4, 4, 4]).map { .text($0) })
@@ -74,18 +81,19 @@ import Testing
         }
     }
 
-    /// A bind that fails part of the way leaves no parameter pointing into the statement's text memory,
-    /// which it may have just freed to grow.
+    /// A bind that fails part of the way leaves no parameter pointing into the statement's text memory:
+    /// those not bound again may point into memory the round freed (a buffer the last round outgrew).
     @Test func failedBindLeavesNoTextPointingIntoFreedMemory() throws {
         try withConnection { db, _ in
-            let echo = try db.prepare("SELECT ?1, ?2")
-            try echo.bind([.null, .text(String(repeating: "s", count: 10))])
-            #expect(echo.expandedSQL == "SELECT NULL, 'ssssssssss'")
-            // Over SQLite's default length limit (10^9 bytes): SQLITE_TOOBIG, before the second parameter is
-            // bound and after the memory grew for its 400 bytes. (The zeroed buffer is not touched.)
+            let echo = try db.prepare("SELECT ?1, ?2, ?3")
+            // The second text does not fit after the first: the first stays in a buffer retired until the next round.
+            try echo.bind([.null, .text(String(repeating: "s", count: 300)), .text(String(repeating: "l", count: 10))])
+            #expect(echo.expandedSQL == "SELECT NULL, '\(String(repeating: "s", count: 300))', 'llllllllll'")
+            // Over SQLite's default length limit (10^9 bytes): SQLITE_TOOBIG at the first parameter, after the
+            // round freed the retired buffer the second still points into. (The zeroed buffer is not touched.)
             let tooBig = DatabaseValue.blob(Data(count: 1_000_000_001))
-            #expect(throws: SQLiteError.self) { try echo.bind([tooBig, .text(String(repeating: "l", count: 400))]) }
-            #expect(echo.expandedSQL == "SELECT NULL, NULL")
+            #expect(throws: SQLiteError.self) { try echo.bind([tooBig, .text("a"), .text("b")]) }
+            #expect(echo.expandedSQL == "SELECT NULL, NULL, NULL")
         }
     }
 

@@ -41,10 +41,16 @@ enum RowEncoder {
         _ value: Value, as type: Fast.Type, only: [String]?, timestamps: TimestampCache?
     ) -> EncodedRow {
         var writer = RowWriter(capacity: 12, only: only, timestamps: timestamps)
+        write(value, as: type, into: &writer)
+        return writer.row
+    }
+
+    /// Writes `value` into `writer` by its ``RowEncodable`` conformance; `Value` is `Fast` (checked by the
+    /// caller's cast of the type: casting the value would copy it).
+    static func write<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type, into writer: inout RowWriter) {
         withUnsafePointer(to: value) { pointer in
             pointer.withMemoryRebound(to: Fast.self, capacity: 1) { $0.pointee.encode(to: &writer) }
         }
-        return writer.row
     }
 
     /// Encodes `value` through `Encodable` only.

@@ -24,6 +24,11 @@ final class StatementTextCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
 
+    /// The columns and SQL cached last for `kind` of `type`, if any.
+    func entry(for type: Any.Type, _ kind: Kind) -> (columns: [String], sql: String)? {
+        lock.withLock { entries[Key(type: ObjectIdentifier(type), kind: kind)].map { ($0.columns, $0.sql) } }
+    }
+
     /// The SQL for `kind` of `type` with `columns`, built by `build` when not cached for these columns.
     func sql(for type: Any.Type, _ kind: Kind, columns: [String], build: () -> String) -> String {
         let key = Key(type: ObjectIdentifier(type), kind: kind)
