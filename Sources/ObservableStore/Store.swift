@@ -141,10 +141,9 @@ public final class Store: Sendable {
     /// `origin` tags the commit (e.g. the view or service that wrote), so listeners can filter on it.
     ///
     /// Writes are serialized: a call waits for the write in progress, and for the writes already waiting
-    /// (they go in turn). Calling `write` from inside a
-    /// `write` closure throws ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a
-    /// savepoint) instead. Waiting longer than the busy timeout for another process's write throws
-    /// ``StoreError/Code/busy``.
+    /// (they go in turn). Calling `write` from inside a `write` closure throws
+    /// ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a savepoint) instead. Waiting longer
+    /// than the busy timeout for another process's write throws ``StoreError/Code/busy``.
     @discardableResult
     public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
         guard !observation.isPublishingOnCurrentThread else {

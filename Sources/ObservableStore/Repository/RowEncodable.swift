@@ -28,9 +28,8 @@ public struct RowWriter {
     /// The writer's recently formatted dates, when encoding inside a write.
     let timestamps: TimestampCache?
     /// When set, values are bound straight into this statement's parameters, in the order of
-    /// ``expectedColumns``, instead of being collected in ``row``. Unowned: the writer lives only while
-    /// its creator holds the statement (a retain and release per value cost ~40 instructions each).
-    private unowned(unsafe) let statement: Statement?
+    /// ``expectedColumns``, instead of being collected in ``row``.
+    private let statement: Statement?
     private let expectedColumns: [String]
     /// The parameters bound so far, when binding straight into ``statement``.
     private(set) var boundCount = 0

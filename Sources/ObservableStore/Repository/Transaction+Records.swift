@@ -22,7 +22,7 @@ extension Transaction {
     }
 
     /// Inserts a ``RowEncodable`` record by binding its values straight into the insert statement of its
-    /// type's last insert: no row of values in between (its arrays cost ~15% of a bulk insert). Returns
+    /// type's last insert: no row of values in between (its arrays cost ~7% of a bulk insert). Returns
     /// false, having inserted nothing, when the type is not `RowEncodable`, has not inserted yet, or the
     /// record writes other columns than that statement's (the caller inserts it the general way then).
     private func insertBindingDirectly<R: Record>(_ record: R) throws -> Bool {
