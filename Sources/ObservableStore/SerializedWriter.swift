@@ -63,6 +63,8 @@ final class Writer {
 /// `close()`.
 final class SerializedWriter: @unchecked Sendable {
     private let queue: DispatchQueue
+    /// Set on `queue`: a store released by its last async write closes on the queue's thread.
+    private let queueKey = DispatchSpecificKey<Bool>()
     private let writer: Writer
     /// Held while the writer is used: by a write, a checkpoint, `close()`.
     private let lock = NSLock()
@@ -81,6 +83,7 @@ final class SerializedWriter: @unchecked Sendable {
         self.writer = writer
         self.activity = activity
         self.queue = DispatchQueue(label: label)
+        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// Marks the threads inside a write of any store (a non-nil value).
@@ -174,7 +177,9 @@ final class SerializedWriter: @unchecked Sendable {
     }
 
     /// Closes the connection after the asynchronous writes already queued and the write in progress.
-    /// Later writes throw.
+    /// Later writes throw. Called inside a write, it closes at once; called on the queue outside a write
+    /// (the store's last reference was an async write's closure, released there), it only waits for the
+    /// lock: waiting for the queue it runs on would never end.
     func close() {
         let work = {
             guard !self.isClosed else { return }
@@ -182,6 +187,7 @@ final class SerializedWriter: @unchecked Sendable {
             self.writer.connection.close()
         }
         if isInsideWrite { return work() }
+        if DispatchQueue.getSpecific(key: queueKey) == true { return lock.withLock(work) }
         waiting.add(1, ordering: .relaxed)
         queue.sync {
             lock.lock()

@@ -134,6 +134,20 @@ private struct Memo: Record, RowEncodable, Equatable {
         }
     }
 
+    /// The insert statement a record type used last is shared by the process's stores: one whose table
+    /// lacks a column of it inserts the general way, not with an error.
+    @Test func anInsertStatementMadeForAnotherStoresTableIsNotForcedOnThisOne() throws {
+        try withTemporaryStore { withNote, _ in
+            try withTemporaryStore { withoutNote, _ in
+                try withNote.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT, note TEXT)") }
+                try withoutNote.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT)") }
+                try withNote.write { try $0.insert(Memo(title: "a", body: "noted", note: "n")) }
+                let plain = try withoutNote.write { try $0.insert(Memo(title: "b", body: "plain", note: nil)) }
+                #expect(try withoutNote.read { try $0.fetchAll(Query<Memo>()) } == [plain])
+            }
+        }
+    }
+
     /// Bound text is copied into the statement's memory, which grows in the middle of a record and is
     /// limited per record: long, growing, empty and over-the-limit text is all stored whole.
     @Test func textOfEverySizeIsStoredWholeWhenBoundStraightIntoTheStatement() throws {

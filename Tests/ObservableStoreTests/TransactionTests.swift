@@ -136,6 +136,22 @@ import Testing
         }
     }
 
+    /// An async write's closure holds the store; when the caller lets the store go while the writer's queue
+    /// is still finishing that write (its checkpoint), the closure's release is the last one, and the store
+    /// closes itself on that queue: it must not wait for the queue it runs on.
+    @Test func aStoreReleasedByItsLastAsyncWriteClosesOnTheWritersQueue() async throws {
+        try await withTemporaryDirectory { directory in
+            for round in 0..<5 {
+                var store: Store? = try Store(path: directory.appendingPathComponent("store-\(round).sqlite").path)
+                // Over 1,000 WAL pages: the writer checkpoints after the caller has resumed.
+                let payload = String(repeating: "x", count: 6_000_000)
+                try await store?.write { tx in try tx.insert(NodeVO(name: payload, x: 0, y: 0)) }
+                store = nil
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     @Test func aTransactionCannotBeUsedAfterItsClosure() throws {
         try withTemporaryStore { store, _ in
             var escaped: Transaction?

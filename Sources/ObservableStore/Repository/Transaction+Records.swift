@@ -44,12 +44,14 @@ extension Transaction {
     }
 
     /// The insert statement of `R`'s last insert, when `R` is ``RowEncodable``: the writer's
-    /// ``RecentInsert``, else the shared ``StatementTextCache``'s entry (then kept as the writer's).
+    /// ``RecentInsert``, else the shared ``StatementTextCache``'s entry (then kept as the writer's) if it
+    /// prepares here: another store of the process may have made it for a table with other columns.
     private func lastInsertStatement<R: Record>(of type: R.Type) -> RecentInsert.Entry? {
         let id = ObjectIdentifier(R.self)
         if let entry = recentInsert?.entry, entry.type == id { return entry }
         guard let encodable = R.self as? any RowEncodable.Type,
-            let known = StatementTextCache.shared.entry(for: R.self, .insert)
+            let known = StatementTextCache.shared.entry(for: R.self, .insert),
+            (try? connection.cachedStatement(known.sql)) != nil
         else { return nil }
         let entry = RecentInsert.Entry(type: id, encodable: encodable, columns: known.columns, sql: known.sql)
         recentInsert?.entry = entry
