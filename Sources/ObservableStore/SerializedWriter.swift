@@ -3,8 +3,8 @@ import Foundation
 import StoreSQLite
 import Synchronization
 
-/// What only a write touches (with the writer's lock held): the writer connection, the change capture its preupdate
-/// hook fills, and the change log writer.
+/// What only a write touches (with the writer's lock held): the writer connection, the change capture its
+/// preupdate hook fills, and the change log writer.
 final class Writer {
     let connection: Connection
     let capture = ChangeCapture()
@@ -123,12 +123,17 @@ final class SerializedWriter: @unchecked Sendable {
             defer { lock.unlock() }
             return try run(body)
         }
+        return try inTurn { try run(body) }
+    }
+
+    /// Runs `body` with `lock` held once the writes already waiting on `queue` have had their turn.
+    private func inTurn<T>(_ body: () throws -> T) rethrows -> T {
         waiting.add(1, ordering: .relaxed)
         return try queue.sync {
             lock.lock()
             waiting.subtract(1, ordering: .relaxed)
             defer { lock.unlock() }
-            return try run(body)
+            return try body()
         }
     }
 
@@ -188,12 +193,6 @@ final class SerializedWriter: @unchecked Sendable {
         }
         if isInsideWrite { return work() }
         if DispatchQueue.getSpecific(key: queueKey) == true { return lock.withLock(work) }
-        waiting.add(1, ordering: .relaxed)
-        queue.sync {
-            lock.lock()
-            waiting.subtract(1, ordering: .relaxed)
-            defer { lock.unlock() }
-            work()
-        }
+        inTurn(work)
     }
 }
