@@ -11,8 +11,8 @@ final class Writer {
     let changeLog: ChangeLog
     /// The dates the writes' records carried last, formatted.
     let timestamps = TimestampCache()
-    /// The insert statement the writes used last.
-    let recentInsert = RecentInsert()
+    /// The insert and update statements the writes used recently.
+    let recentStatements = RecentStatements()
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
 

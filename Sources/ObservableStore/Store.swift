@@ -195,7 +195,7 @@ public final class Store: Sendable {
         writer.capture.reset()
         let transaction = Transaction(
             connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
-            recentInsert: writer.recentInsert)
+            recentStatements: writer.recentStatements)
         defer {
             transaction.end()
             writer.capture.reset()

@@ -34,9 +34,10 @@ public final class Transaction {
     /// another write uses it: its record methods encode before they check that it is still active).
     var timestamps: TimestampCache? { isActive ? writerTimestamps : nil }
     private let writerTimestamps: TimestampCache?
-    /// The writer's last insert statement; nil for reads and once the transaction has ended (as ``timestamps``).
-    var recentInsert: RecentInsert? { isActive ? writerRecentInsert : nil }
-    private let writerRecentInsert: RecentInsert?
+    /// The writer's recent insert and update statements; nil for reads and once the transaction has ended
+    /// (as ``timestamps``).
+    var recentStatements: RecentStatements? { isActive ? writerRecentStatements : nil }
+    private let writerRecentStatements: RecentStatements?
     private(set) var isActive = true
     private var savepointDepth = 0
     /// Whether a write ran a statement that may change the schema: anything but INSERT, UPDATE, DELETE,
@@ -45,13 +46,13 @@ public final class Transaction {
 
     init(
         connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil,
-        recentInsert: RecentInsert? = nil
+        recentStatements: RecentStatements? = nil
     ) {
         self.connection = connection
         self.kind = kind
         self.capture = capture
         self.writerTimestamps = timestamps
-        self.writerRecentInsert = recentInsert
+        self.writerRecentStatements = recentStatements
     }
 
     func end() { isActive = false }

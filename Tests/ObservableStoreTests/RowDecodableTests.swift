@@ -96,6 +96,22 @@ private struct Memo: Record, RowEncodable, Equatable {
     }
 }
 
+/// A record that writes one column twice, the second time upper-cased.
+private struct Shout: Record, RowEncodable {
+    typealias Key = Int64
+    static let tableName = "shouts"
+    var id: Int64?
+    var word: String
+
+    mutating func didInsert(rowID: Int64) { id = rowID }
+
+    func encode(to row: inout RowWriter) {
+        if let id { row.encode(id, "id") }
+        row.encode(word, "word")
+        row.encode(word.uppercased(), "word")
+    }
+}
+
 /// The fast encoding path (``RowEncodable``) writes exactly what `Encodable` writes.
 @Suite struct RowEncodableTests {
     @Test func shippedRecordsWriteTheSameColumnsThroughBothPaths() throws {
@@ -145,6 +161,113 @@ private struct Memo: Record, RowEncodable, Equatable {
                 let plain = try withoutNote.write { try $0.insert(Memo(title: "b", body: "plain", note: nil)) }
                 #expect(try withoutNote.read { try $0.fetchAll(Query<Memo>()) } == [plain])
             }
+        }
+    }
+
+    /// After a type's first update of some columns, its updates of the same columns bind straight into that
+    /// statement, skipping the other columns: every update writes exactly its columns of its row, with
+    /// more column sets in turn than a writer keeps statements for, a column named twice, and full updates.
+    @Test func updatesBoundStraightIntoTheStatementWriteExactlyTheirColumns() throws {
+        try withTemporaryStore { store, _ in
+            let nodes = store.repository(NodeVO.self)
+            let start = Date(timeIntervalSince1970: 1_790_000_000)
+            var expected = try (0..<3).map { try nodes.insert(NodeVO(name: "n\($0)", x: 0, y: 0, createdAt: start)) }
+            let columnSets = [
+                ["x"], ["y", "name"], ["updated_at"], ["color"], ["width"], ["height"], ["x", "y"], ["name"],
+                ["created_at"], ["x", "x"], ["height", "color", "width"],
+            ]
+            #expect(columnSets.count > RecentStatements.updateLimit)
+            try store.write { tx in
+                for round in 0..<3 {
+                    for (set, columns) in columnSets.enumerated() {
+                        for index in expected.indices {
+                            let seed = Double(round * 100 + set * 10 + index)
+                            let changed = NodeVO(
+                                id: expected[index].id, name: "name \(seed)", x: seed, y: -seed, color: "#\(seed)",
+                                width: seed + 1, height: seed + 2, createdAt: start.addingTimeInterval(seed),
+                                updatedAt: start.addingTimeInterval(2 * seed))
+                            try tx.update(changed, columns: columns)
+                            expected[index] = Self.node(expected[index], taking: columns, from: changed)
+                        }
+                    }
+                    var whole = expected[round]
+                    whole.name = "whole \(round)"
+                    whole.updatedAt = start.addingTimeInterval(Double(-round))
+                    try tx.update(whole)
+                    expected[round] = whole
+                }
+            }
+            #expect(try nodes.fetchAll(Query().order(by: "id")) == expected)
+        }
+    }
+
+    /// `base` with `columns` taken from `changed`.
+    private static func node(_ base: NodeVO, taking columns: [String], from changed: NodeVO) -> NodeVO {
+        var node = base
+        for column in columns {
+            switch column {
+            case "name": node.name = changed.name
+            case "x": node.x = changed.x
+            case "y": node.y = changed.y
+            case "color": node.color = changed.color
+            case "width": node.width = changed.width
+            case "height": node.height = changed.height
+            case "created_at": node.createdAt = changed.createdAt
+            case "updated_at": node.updatedAt = changed.updatedAt
+            default: Issue.record("no column \(column)")
+            }
+        }
+        return node
+    }
+
+    /// An update bound straight into a kept statement fails as the general update does: a missing row is
+    /// not found (naming its key), a record without a key or without a named column is refused, and a
+    /// record writing other columns than the kept statement's is updated rightly.
+    @Test func updatesBoundStraightIntoTheStatementFailAsTheGeneralUpdateDoes() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT, note TEXT)") }
+            let memos = store.repository(Memo.self)
+            var noted = try memos.insert(Memo(title: "a", body: "first", note: "n"))
+            var plain = try memos.insert(Memo(title: "b", body: "second", note: nil))
+            for attempt in 1...2 {
+                noted.body = "changed \(attempt)"
+                try memos.update(noted, columns: ["body"])  // the first keeps the statement, the second uses it
+                let ghost = #expect(throws: StoreError.self) {
+                    try memos.update(Memo(id: 99, title: "g", body: "ghost", note: "n"), columns: ["body"])
+                }
+                #expect(ghost?.code == .notFound)
+                #expect(ghost?.message.contains("memos/99") == true)
+                let keyless = #expect(throws: StoreError.self) {
+                    try memos.update(Memo(title: "k", body: "keyless", note: "n"), columns: ["body"])
+                }
+                #expect(keyless?.code == .invalidInput)
+            }
+            try memos.update(noted, columns: ["note"])
+            let unwritten = #expect(throws: StoreError.self) { try memos.update(plain, columns: ["note"]) }
+            #expect(unwritten?.message == #"memos: cannot update column "note": it is not a column the record writes"#)
+            plain.body = "plain changed"
+            try memos.update(plain, columns: ["body"])  // writes no note, unlike the kept statement's record
+            noted.note = "noted again"
+            try memos.update(noted)
+            plain.title = "plain title"
+            try memos.update(plain)  // no note: the whole-record statement kept for `noted` does not fit
+            noted.title = "noted title"
+            try memos.update(noted)
+            #expect(try memos.fetchAll(Query().order(by: "id")) == [noted, plain])
+        }
+    }
+
+    /// A record writing a column twice is updated the same way every time: its statement is not kept.
+    @Test func aRecordWritingAColumnTwiceIsUpdatedTheSameWayEveryTime() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE shouts (id INTEGER PRIMARY KEY, word TEXT)") }
+            try store.write { try $0.execute("INSERT INTO shouts (id, word) VALUES (1, 'none')") }
+            var stored: [String] = []
+            for word in ["first", "second", "third"] {
+                try store.write { try $0.update(Shout(id: 1, word: word), columns: ["word"]) }
+                stored.append(try store.read { try $0.fetchRows("SELECT word FROM shouts")[0].value("word", as: String.self) ?? "" })
+            }
+            #expect(stored == ["FIRST", "SECOND", "THIRD"])
         }
     }
 

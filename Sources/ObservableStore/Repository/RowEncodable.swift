@@ -27,12 +27,15 @@ public struct RowWriter {
     let only: [String]?
     /// The writer's recently formatted dates, when encoding inside a write.
     let timestamps: TimestampCache?
-    /// When set, values are bound straight into this statement's parameters, in the order of
-    /// ``expectedColumns``, instead of being collected in ``row``.
+    /// When set, values are bound straight into this statement's parameters (``parameters``) instead of
+    /// being collected in ``row``.
     private let statement: Statement?
+    /// The columns the record is expected to write, in order, when binding straight into ``statement``.
     private let expectedColumns: [String]
-    /// The parameters bound so far, when binding straight into ``statement``.
-    private(set) var boundCount = 0
+    /// The parameter each of ``expectedColumns`` binds to, 0 for none; nil when they are 1, 2, 3, ….
+    private let parameters: [Int32]?
+    /// The columns written so far, when binding straight into ``statement``.
+    private var writtenCount = 0
     /// Set when the record wrote a column other than the one expected next: the binding is given up.
     private(set) var wroteOtherColumns = false
     /// The first bind that failed, when binding straight into ``statement``.
@@ -43,25 +46,34 @@ public struct RowWriter {
         self.timestamps = timestamps
         self.statement = nil
         self.expectedColumns = []
+        self.parameters = nil
         row.columns.reserveCapacity(capacity)
         row.values.reserveCapacity(capacity)
     }
 
-    /// A writer that binds each value straight into `statement`, whose parameters are `columns` in order.
-    /// The caller has started a binding round (`Statement.beginBinding()`).
-    init(binding statement: Statement, columns: [String], timestamps: TimestampCache?) {
+    /// A writer that binds each value straight into `statement`: the record must write `columns`, in order,
+    /// and each binds to its entry of `parameters` (0: not used by the statement), or, without
+    /// `parameters`, to the parameter of its position. The caller has started a binding round
+    /// (`Statement.beginBinding()`).
+    init(binding statement: Statement, columns: [String], parameters: [Int32]? = nil, timestamps: TimestampCache?) {
         self.only = nil
         self.timestamps = timestamps
         self.statement = statement
         self.expectedColumns = columns
+        self.parameters = parameters
     }
 
-    /// Whether every expected column was bound, and nothing else written.
-    var boundEveryColumn: Bool { !wroteOtherColumns && bindingError == nil && boundCount == expectedColumns.count }
+    /// Whether the record wrote exactly the expected columns and every bind succeeded.
+    var boundEveryColumn: Bool {
+        !wroteOtherColumns && bindingError == nil && writtenCount == expectedColumns.count
+    }
 
     /// Writes `value` to `column` (nil is NULL).
     public mutating func encode<Value: DatabaseValueConvertible>(_ value: Value?, _ column: String) {
-        if statement != nil { return bind(value?.databaseValue ?? .null, to: column) }
+        if statement != nil {
+            guard let parameter = nextParameter(for: column) else { return }
+            return bind(value?.databaseValue ?? .null, at: parameter)
+        }
         if let only, !only.contains(column) { return }
         row.columns.append(column)
         row.values.append(value?.databaseValue ?? .null)
@@ -70,7 +82,10 @@ public struct RowWriter {
     /// Writes the date `value` to `column` (nil is NULL), as its ``DatabaseValueConvertible`` text; a date in
     /// the same millisecond as one just written reuses that text.
     public mutating func encode(_ value: Date?, _ column: String) {
-        if statement != nil { return bind(value.map { DatabaseValue.text(text(of: $0)) } ?? .null, to: column) }
+        if statement != nil {
+            guard let parameter = nextParameter(for: column) else { return }
+            return bind(value.map { DatabaseValue.text(text(of: $0)) } ?? .null, at: parameter)
+        }
         if let only, !only.contains(column) { return }
         row.columns.append(column)
         guard let value else { return row.values.append(.null) }
@@ -81,16 +96,24 @@ public struct RowWriter {
         timestamps?.text(for: date) ?? Timestamp.format(date)
     }
 
-    /// Binds `value` to the next parameter, if `column` is the one expected there.
-    private mutating func bind(_ value: DatabaseValue, to column: String) {
-        guard let statement, !wroteOtherColumns, bindingError == nil else { return }
-        guard boundCount < expectedColumns.count, expectedColumns[boundCount] == column else {
+    /// The parameter `column` binds to, if it is the column expected next and the statement uses it; a
+    /// column other than the expected one gives the binding up.
+    private mutating func nextParameter(for column: String) -> Int32? {
+        guard !wroteOtherColumns, bindingError == nil else { return nil }
+        guard writtenCount < expectedColumns.count, expectedColumns[writtenCount] == column else {
             wroteOtherColumns = true
-            return
+            return nil
         }
-        boundCount += 1
+        writtenCount += 1
+        let parameter = parameters?[writtenCount - 1] ?? Int32(writtenCount)
+        return parameter > 0 ? parameter : nil
+    }
+
+    /// Binds `value` to `parameter` of the statement.
+    private mutating func bind(_ value: DatabaseValue, at parameter: Int32) {
+        guard let statement else { return }
         do throws(SQLiteError) {
-            try statement.bindInRound(value, at: Int32(boundCount))
+            try statement.bindInRound(value, at: parameter)
         } catch {
             bindingError = error
         }

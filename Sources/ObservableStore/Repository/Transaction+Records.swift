@@ -27,9 +27,34 @@ extension Transaction {
     /// record writes other columns than that statement's (the caller inserts it the general way then).
     private func insertBindingDirectly<R: Record>(_ record: R) throws -> Bool {
         guard let known = lastInsertStatement(of: R.self) else { return false }
-        let inserted = try withStatement(known.sql, binding: { _ in }) { statement in
+        let inserted = try runBindingDirectly(record, into: known)
+        if !inserted { recentStatements?.insert = nil }  // the general insert caches its columns: ask again next time
+        return inserted
+    }
+
+    /// The insert statement of `R`'s last insert, when `R` is ``RowEncodable``: the writer's
+    /// ``RecentStatements``, else the shared ``StatementTextCache``'s entry (then kept as the writer's) if it
+    /// prepares here: another store of the process may have made it for a table with other columns.
+    private func lastInsertStatement<R: Record>(of type: R.Type) -> RecentStatements.Entry? {
+        let id = ObjectIdentifier(R.self)
+        if let entry = recentStatements?.insert, entry.type == id { return entry }
+        guard let encodable = R.self as? any RowEncodable.Type,
+            let known = StatementTextCache.shared.entry(for: R.self, .insert),
+            (try? connection.cachedStatement(known.sql)) != nil
+        else { return nil }
+        let entry = RecentStatements.Entry(
+            type: id, encodable: encodable, columns: known.columns, parameters: nil, sql: known.sql)
+        recentStatements?.insert = entry
+        return entry
+    }
+
+    /// Binds `record`'s values straight into `known`'s statement and runs it. Returns false, having run
+    /// nothing, when the record writes other columns than `known` expects.
+    private func runBindingDirectly<R: Record>(_ record: R, into known: RecentStatements.Entry) throws -> Bool {
+        try withStatement(known.sql, binding: { _ in }) { statement in
             statement.beginBinding()
-            var writer = RowWriter(binding: statement, columns: known.columns, timestamps: timestamps)
+            var writer = RowWriter(
+                binding: statement, columns: known.columns, parameters: known.parameters, timestamps: timestamps)
             RowEncoder.write(record, as: known.encodable, into: &writer)
             guard writer.boundEveryColumn else {
                 statement.abandonRound()
@@ -39,23 +64,6 @@ extension Transaction {
             while try statement.step() {}
             return true
         }
-        if !inserted { recentInsert?.entry = nil }  // the general insert caches its columns: ask again next time
-        return inserted
-    }
-
-    /// The insert statement of `R`'s last insert, when `R` is ``RowEncodable``: the writer's
-    /// ``RecentInsert``, else the shared ``StatementTextCache``'s entry (then kept as the writer's) if it
-    /// prepares here: another store of the process may have made it for a table with other columns.
-    private func lastInsertStatement<R: Record>(of type: R.Type) -> RecentInsert.Entry? {
-        let id = ObjectIdentifier(R.self)
-        if let entry = recentInsert?.entry, entry.type == id { return entry }
-        guard let encodable = R.self as? any RowEncodable.Type,
-            let known = StatementTextCache.shared.entry(for: R.self, .insert),
-            (try? connection.cachedStatement(known.sql)) != nil
-        else { return nil }
-        let entry = RecentInsert.Entry(type: id, encodable: encodable, columns: known.columns, sql: known.sql)
-        recentInsert?.entry = entry
-        return entry
     }
 
     /// Inserts `record`, or, when a row with its primary key exists, updates that row's other columns
@@ -83,7 +91,9 @@ extension Transaction {
     ///
     /// Throws ``StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R) throws {
+        if try updateBindingDirectly(record, columns: nil) { return }
         try update(try encoded(record), kind: .update, R.self)
+        keepUpdateStatement(of: record, columns: nil)
     }
 
     /// Writes only `columns` of `record` to the row with its primary key; the row's other columns keep
@@ -98,6 +108,7 @@ extension Transaction {
     /// Throws ``StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column
     /// the record does not write, and ``StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R, columns: [String]) throws {
+        if try updateBindingDirectly(record, columns: columns) { return }
         guard !columns.isEmpty else {
             throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
         }
@@ -107,6 +118,7 @@ extension Transaction {
             throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
         }
         try update(row, kind: .updateColumns, R.self)
+        keepUpdateStatement(of: record, columns: columns)
     }
 
     /// `UPDATE … SET` every column of `row` but the key `WHERE` the key is `row`'s.
@@ -120,8 +132,7 @@ extension Transaction {
         guard !arguments.isEmpty else { return }
         arguments.append(key)
         let sql = StatementTextCache.shared.sql(for: R.self, kind, columns: row.columns) {
-            let assignments = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = ?" }
-            return "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
+            updateSQL(R.self, setting: row.columns.filter { $0 != R.primaryKey })
         }
         try withStatement(sql, arguments) { statement in
             while try statement.step() {}
@@ -129,6 +140,49 @@ extension Transaction {
         guard connection.changes > 0 else {
             throw StoreError.recordNotFound(table: R.tableName, key: key.keyText)
         }
+    }
+
+    private func updateSQL<R: Record>(_ type: R.Type, setting columns: [String]) -> String {
+        let assignments = columns.map { "\(quoted($0)) = ?" }
+        return "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
+    }
+
+    /// Updates a ``RowEncodable`` record by binding its values straight into the statement an earlier update
+    /// of its type and `columns` (nil: all) used: no row of values in between. Returns false, having
+    /// updated nothing, when no such statement is kept or the record writes other columns than it did (the
+    /// caller updates it the general way then, with its checks of `columns`: they passed for the kept one).
+    private func updateBindingDirectly<R: Record>(_ record: R, columns: [String]?) throws -> Bool {
+        let id = ObjectIdentifier(R.self)
+        guard let recent = recentStatements, let known = recent.update(of: id, requested: columns) else { return false }
+        guard try runBindingDirectly(record, into: known) else {
+            recent.forgetUpdate(of: id, requested: columns)
+            return false
+        }
+        guard connection.changes > 0 else {
+            // No such row; the key as the general update reports it (or its error for a record without one).
+            let key = try primaryKeyValue(of: try encoded(record), R.self)
+            throw StoreError.recordNotFound(table: R.tableName, key: key.keyText)
+        }
+        return true
+    }
+
+    /// After a general update of `record` wrote `columns` (nil: all), keeps its statement for the next update
+    /// of the same type and columns to bind straight into, when the type is ``RowEncodable``.
+    private func keepUpdateStatement<R: Record>(of record: R, columns: [String]?) {
+        guard let recent = recentStatements, let encodable = R.self as? any RowEncodable.Type,
+            let written = try? encoded(record).columns,
+            Set(written).count == written.count  // a column written twice: leave it to the general update
+        else { return }
+        let setting = written.filter { $0 != R.primaryKey && (columns?.contains($0) ?? true) }
+        guard !setting.isEmpty else { return }  // nothing to set: the general update does nothing
+        let parameters = written.map { column -> Int32 in
+            if column == R.primaryKey { return Int32(setting.count + 1) }
+            return setting.firstIndex(of: column).map { Int32($0 + 1) } ?? 0
+        }
+        let entry = RecentStatements.Entry(
+            type: ObjectIdentifier(R.self), encodable: encodable, columns: written, parameters: parameters,
+            sql: updateSQL(R.self, setting: setting))
+        recent.keepUpdate(entry, requested: columns)
     }
 
     /// Deletes the row with `record`'s primary key; returns whether a row was deleted.

@@ -1,0 +1,57 @@
+/// The insert and update statements a writer used recently, with what a record's values bind to: the next
+/// insert or update of the same record type (and, for updates, the same columns) binds its values straight
+/// into the statement (`Transaction.insert`, `Transaction.update`) without building a row of values, asking
+/// the shared ``StatementTextCache`` (a lock and a hash) or the type's conformance to ``RowEncodable``
+/// again. One per writer; used only inside writes, not thread-safe.
+final class RecentStatements {
+    /// A statement a ``RowEncodable`` record's values bind straight into.
+    struct Entry {
+        /// The record type.
+        let type: ObjectIdentifier
+        /// The record type, as the ``RowEncodable`` it is.
+        let encodable: any RowEncodable.Type
+        /// The columns the record writes, in its order.
+        let columns: [String]
+        /// The parameter each of ``columns`` binds to (1-based), 0 for a column the statement does not use;
+        /// nil when the parameters are ``columns`` in order (an insert).
+        let parameters: [Int32]?
+        let sql: String
+    }
+
+    /// An update statement, for the columns it was asked to write (nil: all of them).
+    struct Update {
+        let requested: [String]?
+        let entry: Entry
+    }
+
+    /// At most this many update statements are kept; the least recently used goes first.
+    static let updateLimit = 8
+
+    /// The last insert statement, if any; nil after a record wrote other columns than its own.
+    var insert: Entry?
+    /// The recent update statements, the most recent first.
+    private(set) var updates: [Update] = []
+
+    /// The update statement of `type` for `requested` columns, if one is kept.
+    func update(of type: ObjectIdentifier, requested: [String]?) -> Entry? {
+        if let first = updates.first, first.entry.type == type, first.requested == requested { return first.entry }
+        guard let index = updates.firstIndex(where: { $0.entry.type == type && $0.requested == requested }) else {
+            return nil
+        }
+        let update = updates.remove(at: index)
+        updates.insert(update, at: 0)
+        return update.entry
+    }
+
+    /// Keeps `entry` as the update statement of its type for `requested` columns.
+    func keepUpdate(_ entry: Entry, requested: [String]?) {
+        forgetUpdate(of: entry.type, requested: requested)
+        updates.insert(Update(requested: requested, entry: entry), at: 0)
+        if updates.count > Self.updateLimit { updates.removeLast() }
+    }
+
+    /// Forgets the update statement of `type` for `requested` columns (a record wrote other columns).
+    func forgetUpdate(of type: ObjectIdentifier, requested: [String]?) {
+        updates.removeAll { $0.entry.type == type && $0.requested == requested }
+    }
+}
