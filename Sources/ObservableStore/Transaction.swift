@@ -74,14 +74,15 @@ public final class Transaction {
     /// (``mayHaveChangedSchema``).
     func inspect(_ statement: Statement) throws {
         guard capture != nil else { return }
+        // Row changes first: every record write and query runs through here, and each case is a string compare.
         switch statement.leadingKeyword {
+        case "INSERT", "UPDATE", "DELETE", "SELECT", "REPLACE", "WITH", "VALUES":
+            break  // row changes at most: triggers cannot change the schema
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
             throw StoreError(
                 .invalidInput,
                 "`\(statement.leadingKeyword)` is not allowed inside write: the store commits when the closure returns "
                     + "and rolls back when it throws; use tx.savepoint { } for nested work")
-        case "INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH", "VALUES":
-            break  // row changes at most: triggers cannot change the schema
         default:
             mayHaveChangedSchema = true  // CREATE, ALTER, DROP, ANALYZE, PRAGMA, …
         }
