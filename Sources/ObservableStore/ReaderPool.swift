@@ -35,25 +35,30 @@ final class ReaderPool: @unchecked Sendable {
         }
         slots.wait()
         defer { slots.signal() }
-        let connection = try take()
-        lock.withLock { inUse.append((thread, connection)) }
-        defer {
-            lock.withLock { inUse.removeAll { $0.connection === connection } }
-            give(connection)
-        }
+        let connection = try take(for: thread)
+        defer { give(connection) }
         return try body(connection)
     }
 
-    private func take() throws -> Connection {
+    /// An idle connection, or a new one, lent to `thread`: one turn of the lock when one is idle (a fetch by
+    /// key takes a reader for a few microseconds, so each turn counts).
+    private func take(for thread: pthread_t) throws -> Connection {
         let reused: Connection? = try lock.withLock {
             guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
-            return idle.popLast()
+            guard let connection = idle.popLast() else { return nil }
+            inUse.append((thread, connection))
+            return connection
         }
-        return try reused ?? open()
+        if let reused { return reused }
+        let opened = try open()
+        lock.withLock { inUse.append((thread, opened)) }
+        return opened
     }
 
+    /// Takes `connection` back from its thread: idle again, or closed when the pool is.
     private func give(_ connection: Connection) {
         let keep = lock.withLock {
+            if let index = inUse.firstIndex(where: { $0.connection === connection }) { inUse.remove(at: index) }
             guard !isClosed else { return false }
             idle.append(connection)
             return true
