@@ -124,12 +124,14 @@ import Testing
             node.x = 10
             node.name = "only in memory"
             try nodes.update(node, columns: ["x"])
+            node.x = 20  // the second binds straight into the statement the first kept
+            try nodes.update(node, columns: ["x"])
             let stored = try #require(try nodes.fetch(node.id!))
-            #expect(stored.x == 10)
+            #expect(stored.x == 20)
             #expect(stored.name == "stored")
-            #expect(recorder.wait(for: 1))
-            #expect(recorder.changes.map(\.changedColumns) == [["x"]])
-            #expect(recorder.changes.first?.new?.value("name", as: String.self) == "stored")
+            #expect(recorder.wait(for: 2))
+            #expect(recorder.changes.map(\.changedColumns) == [["x"], ["x"]])
+            #expect(recorder.changes.map { $0.new?.value("name", as: String.self) } == ["stored", "stored"])
             withExtendedLifetime(token) {}
         }
     }
