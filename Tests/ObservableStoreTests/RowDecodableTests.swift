@@ -253,7 +253,74 @@ private struct Shout: Record, RowEncodable {
             try memos.update(plain)  // no note: the whole-record statement kept for `noted` does not fit
             noted.title = "noted title"
             try memos.update(noted)
+            // Text in place, over the in-place limit of a value, and over that of a round.
+            for (body, note) in [(15_000, 15_000), (20_000, 10), (40_000, 40_000), (3, 3)] {
+                noted.body = String(repeating: "b", count: body)
+                noted.note = String(repeating: "n", count: note)
+                try memos.update(noted, columns: ["body", "note"])
+                #expect(try memos.fetch(noted.id!) == noted)
+            }
             #expect(try memos.fetchAll(Query().order(by: "id")) == [noted, plain])
+        }
+    }
+
+    /// Through a kept statement, updates of a record that always writes its key fail as the general ones:
+    /// without a key it is refused before anything runs, a missing row is not found, a CHECK violation
+    /// changes nothing and is not logged, and a savepoint rolled back takes its update back.
+    @Test func updatesThroughAKeptStatementFailAndRollBackAsTheGeneralUpdate() throws {
+        try withTemporaryStore { store, _ in
+            let nodes = store.repository(NodeVO.self)
+            var node = try nodes.insert(NodeVO(name: "kept", x: 0, y: 0))
+            let (recorder, token) = store.record(filter: .table("nodes"))
+            var logged: [Double] = []
+            for columns in [nil, ["x", "width"]] as [[String]?] {
+                func update(_ record: NodeVO, in tx: Transaction) throws {
+                    if let columns { try tx.update(record, columns: columns) } else { try tx.update(record) }
+                }
+                for _ in 0..<2 {  // the first keeps the statement, the second binds into it
+                    node.x += 1
+                    try store.write { try update(node, in: $0) }
+                    logged.append(node.x)
+                }
+                var keyless = node
+                keyless.id = nil
+                let refused = #expect(throws: StoreError.self) { try store.write { try update(keyless, in: $0) } }
+                #expect(refused?.code == .invalidInput)
+                #expect(refused?.message == "nodes: the record has no primary key value (id)")
+                var ghost = node
+                ghost.id = 999
+                let missing = #expect(throws: StoreError.self) { try store.write { try update(ghost, in: $0) } }
+                #expect(missing?.code == .notFound)
+                #expect(missing?.message == "record nodes/999 not found")
+                var negative = node
+                negative.width = -1
+                let violation = #expect(throws: StoreError.self) { try store.write { try update(negative, in: $0) } }
+                #expect(violation?.code == .constraint)
+                struct Abort: Error {}
+                try store.write { tx in
+                    #expect(throws: Abort.self) {
+                        try tx.savepoint { inner in
+                            var moved = node
+                            moved.x = 1_000
+                            try update(moved, in: inner)
+                            throw Abort()
+                        }
+                    }
+                    node.x += 1
+                    try update(node, in: tx)
+                }
+                logged.append(node.x)
+            }
+            #expect(try nodes.fetch(node.id!) == node)
+            #expect(recorder.wait(for: logged.count))
+            #expect(recorder.changes.map { $0.new?.value("x", as: Double.self) } == logged)
+            withExtendedLifetime(token) {}
+            // The key is checked before the kept statement runs, as the general update checks it first.
+            try store.write { try $0.execute("ALTER TABLE nodes DROP COLUMN color") }
+            var keyless = node
+            keyless.id = nil
+            let refused = #expect(throws: StoreError.self) { try nodes.update(keyless) }
+            #expect(refused?.message == "nodes: the record has no primary key value (id)")
         }
     }
 

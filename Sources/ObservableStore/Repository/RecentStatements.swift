@@ -15,6 +15,8 @@ final class RecentStatements {
         /// The parameter each of ``columns`` binds to (1-based), 0 for a column the statement does not use;
         /// nil when the parameters are ``columns`` in order (an insert).
         let parameters: [Int32]?
+        /// The parameter of the primary key in an update's `WHERE`, 0 for none (an insert).
+        let keyParameter: Int32
         let sql: String
     }
 

@@ -34,6 +34,8 @@ public struct RowWriter {
     private let expectedColumns: [String]
     /// The parameter each of ``expectedColumns`` binds to, 0 for none; nil when they are 1, 2, 3, ….
     private let parameters: [Int32]?
+    /// A parameter that must not be NULL (an update's key), 0 for none: NULL there gives the binding up.
+    private let nonNullParameter: Int32
     /// The columns written so far, when binding straight into ``statement``.
     private var writtenCount = 0
     /// Set when the record wrote a column other than the one expected next: the binding is given up.
@@ -47,23 +49,29 @@ public struct RowWriter {
         self.statement = nil
         self.expectedColumns = []
         self.parameters = nil
+        self.nonNullParameter = 0
         row.columns.reserveCapacity(capacity)
         row.values.reserveCapacity(capacity)
     }
 
     /// A writer that binds each value straight into `statement`: the record must write `columns`, in order,
     /// and each binds to its entry of `parameters` (0: not used by the statement), or, without
-    /// `parameters`, to the parameter of its position. The caller has started a binding round
-    /// (`Statement.beginBinding()`).
-    init(binding statement: Statement, columns: [String], parameters: [Int32]? = nil, timestamps: TimestampCache?) {
+    /// `parameters`, to the parameter of its position; NULL for `nonNullParameter` gives the binding up.
+    /// The caller has started a binding round (`Statement.beginBinding()`).
+    init(
+        binding statement: Statement, columns: [String], parameters: [Int32]? = nil, nonNullParameter: Int32 = 0,
+        timestamps: TimestampCache?
+    ) {
         self.only = nil
         self.timestamps = timestamps
         self.statement = statement
         self.expectedColumns = columns
         self.parameters = parameters
+        self.nonNullParameter = nonNullParameter
     }
 
-    /// Whether the record wrote exactly the expected columns and every bind succeeded.
+    /// Whether the record wrote exactly the expected columns, no NULL where none may go, and every bind
+    /// succeeded.
     var boundEveryColumn: Bool {
         !wroteOtherColumns && bindingError == nil && writtenCount == expectedColumns.count
     }
@@ -112,6 +120,10 @@ public struct RowWriter {
     /// Binds `value` to `parameter` of the statement.
     private mutating func bind(_ value: DatabaseValue, at parameter: Int32) {
         guard let statement else { return }
+        guard parameter != nonNullParameter || !value.isNull else {
+            wroteOtherColumns = true  // the general path reports a record without a key, before running anything
+            return
+        }
         do throws(SQLiteError) {
             try statement.bindInRound(value, at: parameter)
         } catch {

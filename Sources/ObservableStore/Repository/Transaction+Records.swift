@@ -43,18 +43,19 @@ extension Transaction {
             (try? connection.cachedStatement(known.sql)) != nil
         else { return nil }
         let entry = RecentStatements.Entry(
-            type: id, encodable: encodable, columns: known.columns, parameters: nil, sql: known.sql)
+            type: id, encodable: encodable, columns: known.columns, parameters: nil, keyParameter: 0, sql: known.sql)
         recentStatements?.insert = entry
         return entry
     }
 
     /// Binds `record`'s values straight into `known`'s statement and runs it. Returns false, having run
-    /// nothing, when the record writes other columns than `known` expects.
+    /// nothing, when the record writes other columns than `known` expects, or no key for an update's.
     private func runBindingDirectly<R: Record>(_ record: R, into known: RecentStatements.Entry) throws -> Bool {
         try withStatement(known.sql, binding: { _ in }) { statement in
             statement.beginBinding()
             var writer = RowWriter(
-                binding: statement, columns: known.columns, parameters: known.parameters, timestamps: timestamps)
+                binding: statement, columns: known.columns, parameters: known.parameters,
+                nonNullParameter: known.keyParameter, timestamps: timestamps)
             RowEncoder.write(record, as: known.encodable, into: &writer)
             guard writer.boundEveryColumn else {
                 statement.abandonRound()
@@ -149,8 +150,8 @@ extension Transaction {
 
     /// Updates a ``RowEncodable`` record by binding its values straight into the statement an earlier update
     /// of its type and `columns` (nil: all) used: no row of values in between. Returns false, having
-    /// updated nothing, when no such statement is kept or the record writes other columns than it did (the
-    /// caller updates it the general way then, with its checks of `columns`: they passed for the kept one).
+    /// updated nothing, when no such statement is kept or the record writes other columns than it did or no
+    /// key (the caller updates it the general way then, with its checks: they passed for the kept one).
     private func updateBindingDirectly<R: Record>(_ record: R, columns: [String]?) throws -> Bool {
         let id = ObjectIdentifier(R.self)
         guard let recent = recentStatements, let known = recent.update(of: id, requested: columns) else { return false }
@@ -159,7 +160,7 @@ extension Transaction {
             return false
         }
         guard connection.changes > 0 else {
-            // No such row; the key as the general update reports it (or its error for a record without one).
+            // No such row; its key as the general update reports it.
             let key = try primaryKeyValue(of: try encoded(record), R.self)
             throw StoreError.recordNotFound(table: R.tableName, key: key.keyText)
         }
@@ -181,7 +182,7 @@ extension Transaction {
         }
         let entry = RecentStatements.Entry(
             type: ObjectIdentifier(R.self), encodable: encodable, columns: written, parameters: parameters,
-            sql: updateSQL(R.self, setting: setting))
+            keyParameter: Int32(setting.count + 1), sql: updateSQL(R.self, setting: setting))
         recent.keepUpdate(entry, requested: columns)
     }
 
