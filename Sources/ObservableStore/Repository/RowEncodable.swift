@@ -38,7 +38,8 @@ public struct RowWriter {
     private let nonNullParameter: Int32
     /// The columns written so far, when binding straight into ``statement``.
     private var writtenCount = 0
-    /// Set when the record wrote a column other than the one expected next: the binding is given up.
+    /// Set when the binding is given up: the record wrote a column other than the one expected next, or NULL
+    /// for ``nonNullParameter``.
     private(set) var wroteOtherColumns = false
     /// The first bind that failed, when binding straight into ``statement``.
     private(set) var bindingError: SQLiteError?
