@@ -129,12 +129,15 @@ final class SerializedWriter: @unchecked Sendable {
     /// Runs `body` with `lock` held once the writes already waiting on `queue` have had their turn.
     private func inTurn<T>(_ body: () throws -> T) rethrows -> T {
         waiting.add(1, ordering: .relaxed)
-        return try queue.sync {
-            lock.lock()
-            waiting.subtract(1, ordering: .relaxed)
-            defer { lock.unlock() }
-            return try body()
-        }
+        return try queue.sync { try takingTurn(body) }
+    }
+
+    /// On `queue`, for a write counted in `waiting`: runs `body` with `lock` held, no longer waiting.
+    private func takingTurn<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        waiting.subtract(1, ordering: .relaxed)
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Runs `body` with the writer on the queue's thread, without blocking the caller's thread.
@@ -142,14 +145,13 @@ final class SerializedWriter: @unchecked Sendable {
         waiting.add(1, ordering: .relaxed)
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                self.lock.lock()
-                self.waiting.subtract(1, ordering: .relaxed)
-                defer { self.lock.unlock() }
-                // The caller resumes before the checkpoint: it does not wait for it.
-                do {
-                    try self.run { writer in continuation.resume(with: Result { try body(writer) }) }
-                } catch {
-                    continuation.resume(throwing: error)
+                self.takingTurn {
+                    // The caller resumes before the checkpoint: it does not wait for it.
+                    do {
+                        try self.run { writer in continuation.resume(with: Result { try body(writer) }) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }

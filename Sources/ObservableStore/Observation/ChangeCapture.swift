@@ -66,7 +66,8 @@ final class ChangeCapture {
 
     /// ``touchedTableNames`` joined with commas, as the change log's `tables` column holds them.
     var touchedTableList: String {
-        tableNames.count == 1 && !recordOffsets.isEmpty ? tableNames[0] : touchedTableNames.joined(separator: ",")
+        let names = touchedTableNames
+        return names.count == 1 ? names[0] : names.joined(separator: ",")  // one table: no joining
     }
 
     /// The tables that still have a change after rollbacks, in first-seen order.

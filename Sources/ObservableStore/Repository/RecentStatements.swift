@@ -34,15 +34,11 @@ final class RecentStatements {
     /// The recent update statements, the most recent first.
     private(set) var updates: [Update] = []
 
-    /// The update statement of `type` for `requested` columns, if one is kept.
+    /// The update statement of `type` for `requested` columns, if one is kept (it becomes the most recent).
     func update(of type: ObjectIdentifier, requested: [String]?) -> Entry? {
-        if let first = updates.first, first.entry.type == type, first.requested == requested { return first.entry }
-        guard let index = updates.firstIndex(where: { $0.entry.type == type && $0.requested == requested }) else {
-            return nil
-        }
-        let update = updates.remove(at: index)
-        updates.insert(update, at: 0)
-        return update.entry
+        guard let index = updateIndex(of: type, requested: requested) else { return nil }
+        if index > 0 { updates.insert(updates.remove(at: index), at: 0) }
+        return updates[0].entry
     }
 
     /// Keeps `entry` as the update statement of its type for `requested` columns.
@@ -54,6 +50,10 @@ final class RecentStatements {
 
     /// Forgets the update statement of `type` for `requested` columns (a record wrote other columns).
     func forgetUpdate(of type: ObjectIdentifier, requested: [String]?) {
-        updates.removeAll { $0.entry.type == type && $0.requested == requested }
+        if let index = updateIndex(of: type, requested: requested) { updates.remove(at: index) }
+    }
+
+    private func updateIndex(of type: ObjectIdentifier, requested: [String]?) -> Int? {
+        updates.firstIndex { $0.entry.type == type && $0.requested == requested }
     }
 }
