@@ -160,10 +160,7 @@ public final class Transaction {
     ) throws -> T {
         try checkActive()
         let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
-        defer {
-            statement.reset()
-            statement.releaseLargeBindings()
-        }
+        defer { Transaction.finish(statement) }
         try inspect(statement)
         let marker = capture?.mark()
         do {
@@ -178,19 +175,26 @@ public final class Transaction {
         }
     }
 
+    /// Ends a use of a cached statement: reset (so that no statement stays active between calls), and its
+    /// large bound values released.
+    static func finish(_ statement: Statement) {
+        statement.reset()
+        statement.releaseLargeBindings()
+    }
+
     func decodeAll<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> [T] {
         if let readable = T.self as? any RowDecodable.Type {
             return try decodeAllFast(type, as: readable, from: statement, table: table)
         }
         var results: [T] = []
         while try statement.step() {
-            results.append(try decode(type, from: statement, table: table))
+            results.append(try Transaction.decode(type, from: statement, table: table))
         }
         return results
     }
 
     /// Decodes the current row: with ``RowDecodable`` when `T` conforms, else with `Decodable`.
-    func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
         do {
             if let readable = T.self as? any RowDecodable.Type {
                 return try Transaction.decodeFast(type, as: readable, from: statement)

@@ -108,6 +108,18 @@ package final class Connection {
         return statement
     }
 
+    /// Like ``cachedStatement(_:)``, found by `name`: `sql` builds the text only when the statement is
+    /// not cached yet.
+    package func cachedStatement(_ name: StatementName, sql: () -> String) throws(SQLiteError) -> Statement {
+        if let statement = cache[name] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql())
+        cache[name] = statement
+        return statement
+    }
+
     /// Runs each statement of `script` in order, calling `inspect` before each one runs.
     ///
     /// The script's statements need no arguments. On failure the error's `offset` is the byte

@@ -364,15 +364,6 @@ package final class Statement {
         return index
     }
 
-    /// Calls `body` with the current row's column `index` as UTF-8 bytes, without making a String.
-    package func withText<R>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        // One column lookup, then the value's own accessors (each sqlite3_column_* call looks the column up again).
-        let value = sqlite3_column_value(handle, index)
-        let pointer = sqlite3_value_text(value)
-        let count = Int(sqlite3_value_bytes(value))
-        return body(UnsafeBufferPointer(start: pointer, count: count))
-    }
-
     /// The storage class of the current row's column `index`.
     package func storageClass(at index: Int32) -> StorageClass {
         switch sqlite3_column_type(handle, index) {
@@ -405,6 +396,43 @@ package final class Statement {
         guard let pointer = sqlite3_value_text(value) else { return "" }
         let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    // The typed reads below look the column up once (each `sqlite3_column_*` call looks it up again) and
+    // return nil for a value of another storage class. Records read every column of every row through them.
+
+    /// The current row's column `index` when it holds a number (INTEGER or REAL), as a `Double`; else nil.
+    package func numberValue(at index: Int32) -> Double? {
+        let value = sqlite3_column_value(handle, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_value_double(value)
+        default: return nil
+        }
+    }
+
+    /// The current row's column `index` when it holds an INTEGER, or a REAL with an exact `Int64` value; else nil.
+    package func integerValue(at index: Int32) -> Int64? {
+        let value = sqlite3_column_value(handle, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_value_double(value))
+        default: return nil
+        }
+    }
+
+    /// The current row's column `index` when it holds TEXT (invalid UTF-8 repaired with U+FFFD); else nil.
+    package func textValue(at index: Int32) -> String? {
+        withTextValue(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the current row's column `index` as UTF-8 bytes when it holds TEXT, without making
+    /// a String; nil for any other storage class.
+    package func withTextValue<R>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        let value = sqlite3_column_value(handle, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        let pointer = sqlite3_value_text(value)
+        let count = Int(sqlite3_value_bytes(value))
+        return body(UnsafeBufferPointer(start: pointer, count: count))
     }
 
     /// The current row's column `index` as bytes.

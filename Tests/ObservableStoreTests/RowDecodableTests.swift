@@ -38,12 +38,6 @@ import Testing
         var amount: Double
         var label: String?
 
-        init(id: Int64?, amount: Double, label: String?) {
-            self.id = id
-            self.amount = amount
-            self.label = label
-        }
-
         init(row: RowReader) throws {
             id = try row.decodeIfPresent(Int64.self, "id")
             amount = try row.decode(Double.self, "amount")
@@ -73,6 +67,96 @@ import Testing
             }
             #expect(missing?.message.contains("amount") == true, "\(missing?.message ?? "")")
         }
+    }
+
+    /// A conforming type with a date, read from columns that take any storage class.
+    struct Reading: Record, RowDecodable, Equatable {
+        static let tableName = "readings"
+        typealias Key = Int64
+        var id: Int64?
+        var amount: Double
+        var label: String?
+        var takenAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case id, amount, label
+            case takenAt = "taken_at"
+        }
+
+        init(id: Int64?, amount: Double, label: String?, takenAt: Date) {
+            self.id = id
+            self.amount = amount
+            self.label = label
+            self.takenAt = takenAt
+        }
+
+        init(row: RowReader) throws {
+            id = try row.decodeIfPresent(Int64.self, "id")
+            amount = try row.decode(Double.self, "amount")
+            label = try row.decodeIfPresent(String.self, "label")
+            takenAt = try row.decode(Date.self, "taken_at")
+        }
+    }
+
+    /// Each typed read converts and refuses exactly as `Decodable` does, through a fetch of all rows and through
+    /// a fetch by key (repository and transaction), with the same message naming the column.
+    @Test func typedReadsAcceptAndRefuseWhatDecodableAcceptsAndRefuses() throws {
+        let cases: [(values: String, accepted: Reading?, refusal: String?)] = [
+            (
+                "2.0, 3, 'x', '2026-01-02T03:04:05.678Z'",
+                Reading(id: 2, amount: 3, label: "x", takenAt: Date(timeIntervalSince1970: 1_767_323_045.678)), nil
+            ),
+            ("2, 2.5, NULL, 1790000000.5", Reading(id: 2, amount: 2.5, label: nil, takenAt: Date(timeIntervalSince1970: 1_790_000_000.5)), nil),
+            ("2.5, 1, 'x', 0", nil, "column id: expected INTEGER, found REAL"),
+            ("2, 'abc', 'x', 0", nil, "column amount: expected REAL, found TEXT"),
+            ("2, NULL, 'x', 0", nil, "column amount: expected REAL, found NULL"),
+            ("2, 1, 7, 0", nil, "column label: expected TEXT, found INTEGER"),
+            ("2, 1, x'41', 0", nil, "column label: expected TEXT, found BLOB"),
+            ("2, 1, 'x', 'not a date'", nil, "column taken_at: expected a date, found TEXT"),
+            ("2, 1, 'x', NULL", nil, "column taken_at: expected a date, found NULL"),
+        ]
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE readings (id ANY, amount ANY, label ANY, taken_at ANY)") }
+            let readings = store.repository(Reading.self)
+            for (values, accepted, refusal) in cases {
+                try store.write { tx in
+                    try tx.execute("DELETE FROM readings")
+                    try tx.execute("INSERT INTO readings VALUES (\(values))")
+                }
+                let decodable = Result { try store.read { try $0.fetchRows("SELECT * FROM readings") }.map { try $0.decode(Reading.self) } }
+                let fast = Result { try store.read { try $0.fetchAll(Query<Reading>()) } }
+                // The id case's key is 2.5, which the repository's Int64 key cannot name: a read by that key instead.
+                let key = values.hasPrefix("2.5") ? 2.5 : 2
+                let byKey = Result {
+                    key == 2 ? try readings.fetch(2) : try store.read { try $0.fetch(Reading.self, key: key) }
+                }
+                let byKeyInTransaction = Result { try store.write { try $0.fetch(Reading.self, key: key) } }
+                if let accepted {
+                    #expect(try decodable.get() == [accepted], "\(values)")
+                    #expect(try fast.get() == [accepted], "\(values)")
+                    #expect(try byKey.get() == accepted, "\(values)")
+                    #expect(try byKeyInTransaction.get() == accepted, "\(values)")
+                }
+                if let refusal {
+                    for (path, error) in [
+                        ("Decodable", decodable.error), ("fetchAll", fast.error), ("fetch", byKey.error),
+                        ("tx.fetch", byKeyInTransaction.error),
+                    ] {
+                        let failure = error as? StoreError
+                        #expect(failure?.code == .invalidInput, "\(path), \(values): \(String(describing: error))")
+                        #expect(failure?.message.contains(refusal) == true, "\(path), \(values): \(failure?.message ?? "no error")")
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Result {
+    /// The failure, or nil.
+    fileprivate var error: Failure? {
+        guard case .failure(let error) = self else { return nil }
+        return error
     }
 }
 

@@ -252,6 +252,46 @@ import Testing
         }
     }
 
+    /// A statement found by name is built once (its SQL is not even asked for again), is told apart by type
+    /// and purpose, and leaves the cache as statements found by text do.
+    @Test func namedStatementsAreBuiltOnceAndLeaveWithTheCache() throws {
+        try withConnection { db, _ in
+            var builds = 0
+            let name = StatementName(Int.self, "one")
+            let first = try db.cachedStatement(name) {
+                builds += 1
+                return "SELECT 1"
+            }
+            let again = try db.cachedStatement(name) {
+                builds += 1
+                return "SELECT 2"
+            }
+            #expect(first === again && builds == 1)
+            let otherPurpose = try db.cachedStatement(StatementName(Int.self, "three")) { "SELECT 3" }
+            let otherType = try db.cachedStatement(StatementName(String.self, "one")) { "SELECT 4" }
+            #expect(otherPurpose !== first && otherType !== first && otherType !== otherPurpose)
+            #expect(try otherPurpose.step() && otherPurpose.int64(at: 0) == 3)
+            #expect(try otherType.step() && otherType.int64(at: 0) == 4)
+        }
+        var cache = StatementCache(capacity: 2)
+        try withConnection { db, _ in
+            let name = StatementName(Int.self, "one")
+            cache[name] = try db.prepare("SELECT 1")
+            #expect(cache[name]?.sql == "SELECT 1" && cache.count == 1)
+            for index in 0..<3 { cache["SELECT \(index + 10)"] = try db.prepare("SELECT \(index + 10)") }
+            #expect(cache[name] == nil)  // the texts outgrew the capacity: everything went, named ones too
+            cache[name] = try db.prepare("SELECT 5")
+            let replacement = try db.prepare("SELECT 6")
+            cache[name] = replacement
+            #expect(cache[name] === replacement && cache.count == 2)
+            cache[name] = nil
+            #expect(cache[name] == nil && cache.count == 1)
+            cache[name] = replacement
+            cache.removeAll()
+            #expect(cache[name] == nil && cache.count == 0)
+        }
+    }
+
     @Test func scriptErrorsPointAtTheFailingStatement() throws {
         try withConnection { db, _ in
             let script = "CREATE TABLE a (x);\nINSERT INTO a VALUES (1);\nINSERT INTO missing VALUES (2);\n"

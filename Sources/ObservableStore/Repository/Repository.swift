@@ -56,7 +56,16 @@ public struct Repository<R: Record>: Sendable {
     public func deleteAll(_ query: Query<R>) throws -> Int { try store.write(origin: origin) { try $0.deleteAll(query) } }
 
     /// The record with primary key `key`, or nil.
-    public func fetch(_ key: R.Key) throws -> R? { try store.readOneStatement { try $0.fetch(R.self, key: key) } }
+    public func fetch(_ key: R.Key) throws -> R? {
+        let readers = store.readers
+        guard readers.maximum > 0 else { return try store.read { try $0.fetch(R.self, key: key) } }
+        // As `Store.readOneStatement` (one statement needs no BEGIN and COMMIT), without its closure and its
+        // `Transaction`: a closure returning `R?` makes Swift look that type up on every call, and the
+        // object is an allocation. A fetch by key takes a few microseconds in all, so each of these counts.
+        let lease = try readers.lend()
+        defer { readers.giveBack(lease) }
+        return try Transaction.fetch(R.self, key: key, on: lease.connection)
+    }
 
     /// Every record `query` selects (all of them by default).
     public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.readOneStatement { try $0.fetchAll(query) } }

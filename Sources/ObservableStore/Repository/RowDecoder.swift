@@ -9,11 +9,15 @@ protocol ColumnSource {
     func columnIndex(named name: String) -> Int32?
     func storageClass(at index: Int32) -> StorageClass
     func isNull(at index: Int32) -> Bool
-    func int64(at index: Int32) -> Int64
-    func double(at index: Int32) -> Double
     func text(at index: Int32) -> String
     func blob(at index: Int32) -> Data
     func value(at index: Int32) -> DatabaseValue
+    /// The column when it holds a number (INTEGER or REAL), as a `Double`; else nil.
+    func numberValue(at index: Int32) -> Double?
+    /// The column when it holds an INTEGER, or a REAL with an exact `Int64` value; else nil.
+    func integerValue(at index: Int32) -> Int64?
+    /// The column when it holds TEXT; else nil.
+    func textValue(at index: Int32) -> String?
     /// The column read as a date (RFC 3339 / SQLite text, or seconds since 1970), or nil.
     func date(at index: Int32) -> Date?
 }
@@ -21,7 +25,8 @@ protocol ColumnSource {
 extension Statement: ColumnSource {
     func date(at index: Int32) -> Date? {
         // Parsed from SQLite's bytes directly: no String is made for the hundreds of thousands of dates a fetch reads.
-        storageClass(at: index) == .text ? withText(at: index) { Timestamp.parse(bytes: $0) } : Date.fromDatabaseValue(value(at: index))
+        if let text = withTextValue(at: index, { Timestamp.parse(bytes: $0) }) { return text }
+        return Date.fromDatabaseValue(value(at: index))
     }
 }
 
@@ -40,11 +45,27 @@ extension Row: ColumnSource {
         }
     }
     func isNull(at index: Int32) -> Bool { values[Int(index)].isNull }
-    func int64(at index: Int32) -> Int64 { Int64.fromDatabaseValue(values[Int(index)]) ?? 0 }
-    func double(at index: Int32) -> Double { Double.fromDatabaseValue(values[Int(index)]) ?? 0 }
     func text(at index: Int32) -> String { String.fromDatabaseValue(values[Int(index)]) ?? "" }
     func blob(at index: Int32) -> Data { Data.fromDatabaseValue(values[Int(index)]) ?? Data() }
     func value(at index: Int32) -> DatabaseValue { values[Int(index)] }
+    func numberValue(at index: Int32) -> Double? {
+        switch values[Int(index)] {
+        case .integer(let integer): Double(integer)
+        case .real(let double): double
+        default: nil
+        }
+    }
+    func integerValue(at index: Int32) -> Int64? {
+        switch values[Int(index)] {
+        case .integer(let integer): integer
+        case .real(let double): Int64(exactly: double)
+        default: nil
+        }
+    }
+    func textValue(at index: Int32) -> String? {
+        guard case .text(let text) = values[Int(index)] else { return nil }
+        return text
+    }
     func date(at index: Int32) -> Date? { Date.fromDatabaseValue(values[Int(index)]) }
 }
 
@@ -172,14 +193,12 @@ struct ColumnDecoder<Source: ColumnSource>: Decoder, SingleValueDecodingContaine
 
     func decode(_ type: Bool.Type) throws -> Bool { try integer(Int64.self) != 0 }
     func decode(_ type: String.Type) throws -> String {
-        guard statement.storageClass(at: index) == .text else { throw mismatch(type, "TEXT") }
-        return statement.text(at: index)
+        guard let text = statement.textValue(at: index) else { throw mismatch(type, "TEXT") }
+        return text
     }
     func decode(_ type: Double.Type) throws -> Double {
-        switch statement.storageClass(at: index) {
-        case .real, .integer: return statement.double(at: index)
-        default: throw mismatch(type, "REAL")
-        }
+        guard let number = statement.numberValue(at: index) else { throw mismatch(type, "REAL") }
+        return number
     }
     func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
     func decode(_ type: Int.Type) throws -> Int { try integer(type) }
@@ -193,11 +212,14 @@ struct ColumnDecoder<Source: ColumnSource>: Decoder, SingleValueDecodingContaine
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
+    /// The column as a date. Not the generic `decode(_:)`: ``RowReader`` reads dates with no cast to `T`.
+    func decode(_ type: Date.Type) throws -> Date {
+        guard let date = statement.date(at: index) else { throw mismatch(type, "a date") }
+        return date
+    }
+
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == Date.self {
-            guard let date = statement.date(at: index) else { throw mismatch(type, "a date") }
-            return date as! T  // T is Date
-        }
+        if T.self == Date.self { return try decode(Date.self) as! T }  // T is Date
         if T.self == Data.self || T.self == UUID.self || T.self == DatabaseValue.self,
             let convertible = T.self as? any DatabaseValueConvertible.Type
         {
@@ -232,19 +254,13 @@ struct ColumnDecoder<Source: ColumnSource>: Decoder, SingleValueDecodingContaine
     }
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let value: Int64
-        switch statement.storageClass(at: index) {
-        case .integer: value = statement.int64(at: index)
-        case .real:
-            guard let exact = Int64(exactly: statement.double(at: index)) else { throw mismatch(type, "INTEGER") }
-            value = exact
-        default: throw mismatch(type, "INTEGER")
-        }
+        guard let value = statement.integerValue(at: index) else { throw mismatch(type, "INTEGER") }
         guard let result = T(exactly: value) else { throw mismatch(type, "an INTEGER that fits \(T.self)") }
         return result
     }
 
-    private func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+    /// The error for a column whose value is not the `expected` kind of value for `type`.
+    func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
         let found = statement.isNull(at: index) ? "NULL" : "\(statement.storageClass(at: index))".uppercased()
         return .typeMismatch(
             type, .init(codingPath: codingPath, debugDescription: "column \(column): expected \(expected), found \(found)"))

@@ -7,7 +7,7 @@ import Foundation
 /// SQLite's own work on the row. `@unchecked Sendable`: `entries` is guarded by `lock`.
 final class StatementTextCache: @unchecked Sendable {
     enum Kind: Hashable {
-        case insert, upsert, update, updateColumns, fetchByKey
+        case insert, upsert, update, updateColumns
     }
 
     private struct Key: Hashable {

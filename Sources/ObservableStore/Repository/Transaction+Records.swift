@@ -224,18 +224,29 @@ extension Transaction {
 
     /// The record whose primary key is `key`, or nil.
     public func fetch<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> R? {
-        let sql = StatementTextCache.shared.sql(for: R.self, .fetchByKey, columns: []) {
-            "SELECT \(selection(R.self)) FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+        try checkActive()
+        return try Transaction.fetch(R.self, key: key, on: connection)
+    }
+
+    /// The record of `type` with primary key `key` read on `connection`, or nil. The statement is a query
+    /// the store builds, so there is nothing to ``inspect(_:)``.
+    static func fetch<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible, on connection: Connection) throws -> R? {
+        // No `withStatement` here: a closure returning `R?` makes Swift look that type up on every call.
+        let statement = try StoreError.wrapping {
+            try connection.cachedStatement(StatementName(R.self, "fetch by key")) {
+                "SELECT \(selection(R.self)) FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
+            }
         }
-        return try withStatement(sql, [key.databaseValue]) { statement in
-            try statement.step() ? decode(R.self, from: statement, table: R.tableName) : nil
-        }
+        defer { finish(statement) }
+        try StoreError.wrapping { try statement.bind(key.databaseValue, at: 1) }
+        guard try StoreError.wrapping({ try statement.step() }) else { return nil }
+        return try decode(R.self, from: statement, table: R.tableName)
     }
 
     /// Every record `query` selects, in its order.
     public func fetchAll<R: Record>(_ query: Query<R>) throws -> [R] {
         let (whereSQL, arguments) = try query.whereClause()
-        let sql = "SELECT \(selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
+        let sql = "SELECT \(Transaction.selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
         return try withStatement(sql, arguments) { statement in
             try decodeAll(R.self, from: statement, table: R.tableName)
         }
@@ -258,7 +269,7 @@ extension Transaction {
         }
     }
 
-    private func selection<R: Record>(_ type: R.Type) -> String {
+    private static func selection<R: Record>(_ type: R.Type) -> String {
         R.columns.map { $0.map(quoted).joined(separator: ", ") } ?? "*"
     }
 
