@@ -156,7 +156,15 @@ package final class Statement {
     /// is copied into the statement's own memory (see ``bind(_:)``), other values are bound as by
     /// ``bind(_:at:)``.
     package func bindInRound(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
-        guard roundBindsInPlace, case .text(var string) = value else { return try bind(value, at: index) }
+        guard case .text(let string) = value else { return try bind(value, at: index) }
+        try bindTextInRound(string, at: index)
+    }
+
+    /// Binds `string` to parameter `index` (1-based) in the round started by ``beginBinding()``, as
+    /// ``bindInRound(_:at:)`` binds text.
+    package func bindTextInRound(_ string: String, at index: Int32) throws(SQLiteError) {
+        guard roundBindsInPlace else { return try bind(.text(string), at: index) }
+        var string = string
         let code = string.withUTF8 { bytes -> Int32? in
             let count = bytes.count
             guard let source = bytes.baseAddress, count > 0, count <= Statement.largeValueBytes,
@@ -170,7 +178,7 @@ package final class Statement {
                 handle, index, target.assumingMemoryBound(to: CChar.self), sqlite3_uint64(count), SQLITE_STATIC,
                 UInt8(SQLITE_UTF8))
         }
-        guard let code else { return try bind(value, at: index) }  // empty, large, or over the round's limit
+        guard let code else { return try bind(.text(string), at: index) }  // empty, large, or over the round's limit
         guard code == SQLITE_OK else { throw error(code) }
     }
 
@@ -206,6 +214,12 @@ package final class Statement {
             code = bindBlob(data, at: index)
             if data.count > Statement.largeValueBytes { holdsLargeValue = true }
         }
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// Binds a number without boxing it in a ``DatabaseValue``.
+    package func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+        let code = sqlite3_bind_double(handle, index, value)
         guard code == SQLITE_OK else { throw error(code) }
     }
 

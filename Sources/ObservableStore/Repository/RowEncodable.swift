@@ -79,30 +79,46 @@ public struct RowWriter {
 
     /// Writes `value` to `column` (nil is NULL).
     public mutating func encode<Value: DatabaseValueConvertible>(_ value: Value?, _ column: String) {
-        if statement != nil {
-            guard let parameter = nextParameter(for: column) else { return }
-            return bind(value?.databaseValue ?? .null, at: parameter)
-        }
-        if let only, !only.contains(column) { return }
-        row.columns.append(column)
-        row.values.append(value?.databaseValue ?? .null)
+        write(value.map(ConvertedValue.init), column)
     }
+
+    // The types records use most are bound as they are, without a `DatabaseValue` in between: the same
+    // values, written as the generic `encode(_:_:)` writes them.
+
+    /// Writes the integer `value` to `column` (nil is NULL).
+    public mutating func encode(_ value: Int64?, _ column: String) { write(value, column) }
+
+    /// Writes the number `value` to `column` (nil is NULL).
+    public mutating func encode(_ value: Double?, _ column: String) { write(value, column) }
+
+    /// Writes the text `value` to `column` (nil is NULL).
+    public mutating func encode(_ value: String?, _ column: String) { write(value, column) }
 
     /// Writes the date `value` to `column` (nil is NULL), as its ``DatabaseValueConvertible`` text; a date in
     /// the same millisecond as one just written reuses that text.
     public mutating func encode(_ value: Date?, _ column: String) {
-        if statement != nil {
-            guard let parameter = nextParameter(for: column) else { return }
-            return bind(value.map { DatabaseValue.text(text(of: $0)) } ?? .null, at: parameter)
-        }
-        if let only, !only.contains(column) { return }
-        row.columns.append(column)
-        guard let value else { return row.values.append(.null) }
-        row.values.append(.text(text(of: value)))
+        write(value.map { DateText(date: $0, timestamps: timestamps) }, column)
     }
 
-    private func text(of date: Date) -> String {
-        timestamps?.text(for: date) ?? Timestamp.format(date)
+    /// Writes `value` to `column`: bound when binding straight into a statement, else collected in ``row``.
+    /// Either way it is converted only when the column is kept.
+    private mutating func write<Value: BindableValue>(_ value: Value?, _ column: String) {
+        guard let statement else {
+            if let only, !only.contains(column) { return }
+            row.columns.append(column)
+            row.values.append(value?.databaseValue ?? .null)
+            return
+        }
+        guard let parameter = nextParameter(for: column) else { return }
+        guard parameter != nonNullParameter || value != nil else {
+            wroteOtherColumns = true  // the general path reports a record without a key, before running anything
+            return
+        }
+        do throws(SQLiteError) {
+            if let value { try value.bind(to: statement, at: parameter) } else { try statement.bind(.null, at: parameter) }
+        } catch {
+            bindingError = error
+        }
     }
 
     /// The parameter `column` binds to, if it is the column expected next and the statement uses it; a
@@ -117,18 +133,49 @@ public struct RowWriter {
         let parameter = parameters?[writtenCount - 1] ?? Int32(writtenCount)
         return parameter > 0 ? parameter : nil
     }
+}
 
-    /// Binds `value` to `parameter` of the statement.
-    private mutating func bind(_ value: DatabaseValue, at parameter: Int32) {
-        guard let statement else { return }
-        guard parameter != nonNullParameter || !value.isNull else {
-            wroteOtherColumns = true  // the general path reports a record without a key, before running anything
-            return
-        }
-        do throws(SQLiteError) {
-            try statement.bindInRound(value, at: parameter)
-        } catch {
-            bindingError = error
-        }
+/// A value ``RowWriter`` binds into a statement's binding round, or collects as a ``DatabaseValue``.
+private protocol BindableValue {
+    var databaseValue: DatabaseValue { get }
+    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError)
+}
+
+extension Int64: BindableValue {
+    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+        try statement.bind(self, at: parameter)
+    }
+}
+
+extension Double: BindableValue {
+    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+        try statement.bind(self, at: parameter)
+    }
+}
+
+extension String: BindableValue {
+    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+        try statement.bindTextInRound(self, at: parameter)
+    }
+}
+
+/// Any other convertible value, bound as its ``DatabaseValue``.
+private struct ConvertedValue<Value: DatabaseValueConvertible>: BindableValue {
+    let value: Value
+    var databaseValue: DatabaseValue { value.databaseValue }
+    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+        try statement.bindInRound(value.databaseValue, at: parameter)
+    }
+}
+
+/// A date, formatted as its ``DatabaseValueConvertible`` text only when bound or collected (through the
+/// writer's cache of recent dates when there is one).
+private struct DateText: BindableValue {
+    let date: Date
+    let timestamps: TimestampCache?
+    var text: String { timestamps?.text(for: date) ?? Timestamp.format(date) }
+    var databaseValue: DatabaseValue { .text(text) }
+    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+        try statement.bindTextInRound(text, at: parameter)
     }
 }
