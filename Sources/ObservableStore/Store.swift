@@ -116,7 +116,8 @@ public final class Store: Sendable {
     }
 
     /// Closes every connection and ends every change sequence. Later calls throw
-    /// ``StoreError/Code/transactionMisuse``.
+    /// ``StoreError/Code/transactionMisuse``, and so do reads waiting for a reader connection, at once.
+    /// A read already running keeps its connection until it ends.
     public func close() {
         feed?.stop()
         observation.closeStreams()
