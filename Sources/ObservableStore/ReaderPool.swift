@@ -29,10 +29,13 @@ final class ReaderPool: @unchecked Sendable {
     @exclusivity(unchecked) private var idle: [Connection] = []
     /// The connections lent out, by the thread using them.
     @exclusivity(unchecked) private var inUse: [(thread: pthread_t, connection: Connection)] = []
-    /// How many more connections may be lent out now: `maximum` less those lent out or being opened.
+    /// How many more connections may be lent out now: `maximum` less those lent out or being opened. Not
+    /// kept once the pool is closed (every lend throws then).
     private var freeSlots: Int
     /// Callers waiting on `handOff`.
     private var waiting = 0
+    /// How many callers wait for a connection now (for tests).
+    var waitingCount: Int { lock.withLock { waiting } }
     private var isClosed = false
     private let open: @Sendable () throws -> Connection
 
@@ -60,6 +63,10 @@ final class ReaderPool: @unchecked Sendable {
             lock.unlock()
             return Lease(connection: held, isNested: true)
         }
+        guard !isClosed else {
+            lock.unlock()
+            throw ReaderPool.closedError
+        }
         if freeSlots > 0 {
             freeSlots -= 1
         } else {
@@ -67,12 +74,10 @@ final class ReaderPool: @unchecked Sendable {
             lock.unlock()
             handOff.wait()  // a connection given back, or the pool closing, passed its slot to this caller
             lock.lock()
-        }
-        guard !isClosed else {
-            let wake = passSlotOn()
-            lock.unlock()
-            if wake { handOff.signal() }
-            throw StoreError(.transactionMisuse, "the store is closed")
+            guard !isClosed else {
+                lock.unlock()
+                throw ReaderPool.closedError
+            }
         }
         if let connection = idle.popLast() {
             inUse.append((thread, connection))
@@ -88,9 +93,19 @@ final class ReaderPool: @unchecked Sendable {
             if wake { handOff.signal() }
             throw error
         }
-        lock.withLock { inUse.append((thread, opened)) }
+        let lent = lock.withLock {
+            guard !isClosed else { return false }  // closed while this connection opened
+            inUse.append((thread, opened))
+            return true
+        }
+        guard lent else {
+            opened.close()
+            throw ReaderPool.closedError
+        }
         return Lease(connection: opened, isNested: false)
     }
+
+    private static var closedError: StoreError { StoreError(.transactionMisuse, "the store is closed") }
 
     /// Takes back a connection ``lend()`` gave: idle again (closed when the pool is), its slot passed to
     /// a waiting caller or freed. Does nothing for a nested lease.
@@ -118,8 +133,8 @@ final class ReaderPool: @unchecked Sendable {
         return false
     }
 
-    /// Closes the idle connections and wakes the callers waiting for one (they throw); connections in use
-    /// close when given back.
+    /// Closes the idle connections and wakes the callers waiting for one (they throw, as every later lend
+    /// does); connections in use close when given back.
     func close() {
         let (connections, wake) = lock.withLock {
             isClosed = true

@@ -37,6 +37,16 @@ import Testing
         }
     }
 
+    /// Waits until `count` callers wait for a connection of `pool` (at most 10 s); whether they do.
+    private func waitForWaiters(_ count: Int, in pool: ReaderPool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pool.waitingCount != count {
+            guard ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return true
+    }
+
     /// Runs `body` with a connection of `pool` on another thread; the semaphore is signalled when it is done.
     private func lendElsewhere(_ pool: ReaderPool, _ body: @escaping @Sendable (Connection) -> Void = { _ in }) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
@@ -50,13 +60,29 @@ import Testing
         return done
     }
 
+    /// Lends a connection of `pool` on another thread and gives it back at once, noting "lent" or the error's
+    /// message in `outcomes`; the semaphore is signalled when it is done.
+    private func tryLendingElsewhere(_ pool: ReaderPool, _ outcomes: Collector<String>) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            do {
+                pool.giveBack(try pool.lend())
+                outcomes.append("lent")
+            } catch {
+                outcomes.append((error as? StoreError)?.message ?? "\(error)")
+            }
+            done.signal()
+        }
+        return done
+    }
+
     @Test func aCallerWaitsWhileEveryConnectionIsLentThenGetsTheOneGivenBack() throws {
         try withPool(maximum: 1) { pool, opens in
             let first = try pool.lend()
             let firstID = ObjectIdentifier(first.connection)
             let seen = Collector<ObjectIdentifier>()
             let done = lendElsewhere(pool) { seen.append(ObjectIdentifier($0)) }
-            #expect(done.wait(timeout: .now() + 0.2) == .timedOut)  // waiting for the one connection
+            #expect(waitForWaiters(1, in: pool))  // waiting for the one connection
             #expect(seen.all.isEmpty)
             pool.giveBack(first)
             #expect(done.wait(timeout: .now() + 10) == .success)
@@ -73,7 +99,7 @@ import Testing
             #expect(inner.connection === outer.connection)
             pool.giveBack(inner)
             let done = lendElsewhere(pool)
-            #expect(done.wait(timeout: .now() + 0.2) == .timedOut)  // still lent to the outer read
+            #expect(waitForWaiters(1, in: pool))  // still lent to the outer read
             pool.giveBack(outer)
             #expect(done.wait(timeout: .now() + 10) == .success)
             #expect(opens.value == 1)
@@ -95,21 +121,8 @@ import Testing
         try withPool(maximum: 1) { pool, _ in
             let held = try pool.lend()
             let outcomes = Collector<String>()
-            var waiters: [DispatchSemaphore] = []
-            for _ in 0..<3 {
-                let done = DispatchSemaphore(value: 0)
-                DispatchQueue.global().async {
-                    do {
-                        pool.giveBack(try pool.lend())
-                        outcomes.append("lent")
-                    } catch {
-                        outcomes.append((error as? StoreError)?.message ?? "\(error)")
-                    }
-                    done.signal()
-                }
-                waiters.append(done)
-            }
-            #expect(waiters[0].wait(timeout: .now() + 0.2) == .timedOut)  // all three wait for the one connection
+            let waiters = (0..<3).map { _ in tryLendingElsewhere(pool, outcomes) }
+            #expect(waitForWaiters(3, in: pool))  // all three wait for the one connection
             pool.close()
             for done in waiters { #expect(done.wait(timeout: .now() + 10) == .success) }
             #expect(outcomes.all == Array(repeating: "the store is closed", count: 3))
@@ -117,6 +130,19 @@ import Testing
             pool.giveBack(held)
             #expect(held.connection.isClosed)
             #expect(throws: StoreError.self) { try pool.lend() }
+        }
+    }
+
+    @Test func aLendAfterClosingThrowsAtOnceEvenWhenEveryConnectionIsLent() throws {
+        try withPool(maximum: 1) { pool, opens in
+            let held = try pool.lend()
+            pool.close()
+            let outcome = Collector<String>()
+            let done = tryLendingElsewhere(pool, outcome)
+            #expect(done.wait(timeout: .now() + 10) == .success)  // not waiting for the held connection
+            #expect(outcome.all == ["the store is closed"])
+            pool.giveBack(held)
+            #expect(held.connection.isClosed && opens.value == 1)
         }
     }
 

@@ -180,6 +180,28 @@ private struct Memo: Record, RowEncodable, Equatable {
     }
 }
 
+/// A key whose value is set (not nil) but may still be NULL in the database.
+private struct LabelKey: DatabaseValueConvertible, Codable {
+    var number: Int64?
+    var databaseValue: DatabaseValue { number.map { .integer($0) } ?? .null }
+    static func fromDatabaseValue(_ databaseValue: DatabaseValue) -> LabelKey? {
+        Int64.fromDatabaseValue(databaseValue).map { LabelKey(number: $0) }
+    }
+}
+
+/// A record with such a key.
+private struct Labelled: Record, RowEncodable {
+    typealias Key = LabelKey
+    static let tableName = "labelled"
+    var id: LabelKey
+    var label: String
+
+    func encode(to row: inout RowWriter) {
+        row.encode(id, "id")
+        row.encode(label, "label")
+    }
+}
+
 /// A record that writes one column twice, the second time upper-cased.
 private struct Shout: Record, RowEncodable {
     typealias Key = Int64
@@ -351,6 +373,24 @@ private struct Shout: Record, RowEncodable {
     /// Through a kept statement, updates of a record that always writes its key fail as the general ones:
     /// without a key it is refused before anything runs, a missing row is not found, a CHECK violation
     /// changes nothing and is not logged, and a savepoint rolled back takes its update back.
+    /// A key that converts to NULL is refused by an update through a kept statement as by the general one.
+    @Test func aKeyThatIsNullInTheDatabaseIsRefusedThroughAKeptStatement() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE labelled (id INTEGER PRIMARY KEY, label TEXT)") }
+            let labelled = store.repository(Labelled.self)
+            try labelled.insert(Labelled(id: LabelKey(number: 1), label: "a"))
+            for label in ["b", "c"] {  // the first keeps the statement, the second binds into it
+                try labelled.update(Labelled(id: LabelKey(number: 1), label: label))
+            }
+            #expect(try store.read { try $0.fetchValue("SELECT label FROM labelled WHERE id = 1") } == .text("c"))
+            // Refused before anything runs: the kept statement, run first, would report the dropped column.
+            try store.write { try $0.execute("ALTER TABLE labelled DROP COLUMN label") }
+            let refused = #expect(throws: StoreError.self) { try labelled.update(Labelled(id: LabelKey(number: nil), label: "d")) }
+            #expect(refused?.code == .invalidInput)
+            #expect(refused?.message == "labelled: the record has no primary key value (id)")
+        }
+    }
+
     @Test func updatesThroughAKeptStatementFailAndRollBackAsTheGeneralUpdate() throws {
         try withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)

@@ -110,7 +110,7 @@ public struct RowWriter {
             return
         }
         guard let parameter = nextParameter(for: column) else { return }
-        guard parameter != nonNullParameter || value != nil else {
+        guard parameter != nonNullParameter || !(value?.isNull ?? true) else {
             wroteOtherColumns = true  // the general path reports a record without a key, before running anything
             return
         }
@@ -138,7 +138,13 @@ public struct RowWriter {
 /// A value ``RowWriter`` binds into a statement's binding round, or collects as a ``DatabaseValue``.
 private protocol BindableValue {
     var databaseValue: DatabaseValue { get }
+    /// Whether the value is NULL in the database (a non-nil value may convert to NULL).
+    var isNull: Bool { get }
     func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError)
+}
+
+extension BindableValue {
+    fileprivate var isNull: Bool { false }
 }
 
 extension Int64: BindableValue {
@@ -163,6 +169,7 @@ extension String: BindableValue {
 private struct ConvertedValue<Value: DatabaseValueConvertible>: BindableValue {
     let value: Value
     var databaseValue: DatabaseValue { value.databaseValue }
+    var isNull: Bool { value.databaseValue.isNull }
     func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
         try statement.bindInRound(value.databaseValue, at: parameter)
     }
