@@ -212,14 +212,11 @@ struct ColumnDecoder<Source: ColumnSource>: Decoder, SingleValueDecodingContaine
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
-    /// The column as a date. Not the generic `decode(_:)`: ``RowReader`` reads dates with no cast to `T`.
-    func decode(_ type: Date.Type) throws -> Date {
-        guard let date = statement.date(at: index) else { throw mismatch(type, "a date") }
-        return date
-    }
-
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == Date.self { return try decode(Date.self) as! T }  // T is Date
+        if T.self == Date.self {
+            guard let date = statement.date(at: index) else { throw mismatch(type, "a date") }
+            return date as! T  // T is Date
+        }
         if T.self == Data.self || T.self == UUID.self || T.self == DatabaseValue.self,
             let convertible = T.self as? any DatabaseValueConvertible.Type
         {
