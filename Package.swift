@@ -31,6 +31,7 @@ let package = Package(
                 .embedInCode("0003_create_change_log.sql"),
                 .embedInCode("0004_create_store_meta.sql"),
                 .embedInCode("0005_change_log_without_autoincrement.sql"),
+                .embedInCode("0006_change_log_external_marker.sql"),
             ]
         ),
         .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),

@@ -14,5 +14,6 @@ package enum BundledMigrations {
             "0005_change_log_without_autoincrement",
             String(decoding: PackageResources._005_change_log_without_autoincrement_sql, as: UTF8.self)
         ),
+        ("0006_change_log_external_marker", String(decoding: PackageResources._006_change_log_external_marker_sql, as: UTF8.self)),
     ]
 }

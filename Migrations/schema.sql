@@ -6,7 +6,7 @@ CREATE TABLE "_store_commits" (
   tables          TEXT    NOT NULL,   -- the tables touched, comma-separated, for cheap filtering
   schema_changed  INTEGER NOT NULL DEFAULT 0,
   payload         BLOB    NOT NULL    -- table header + row images (see ChangePayload.swift)
-) STRICT;
+, external INTEGER NOT NULL DEFAULT 0) STRICT;
 
 CREATE TABLE _store_listeners (
   name        TEXT    PRIMARY KEY NOT NULL,

@@ -15,19 +15,21 @@ final class Writer {
     let recentStatements = RecentStatements()
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
+    /// Notices writes of programs that do not log, at the start of each write.
+    let foreignWrites = ForeignWriteDetector()
 
     init(connection: Connection, changeLogLayout: ChangeLogLayout) {
         self.connection = connection
         self.changeLog = ChangeLog(layout: changeLogLayout)
     }
 
-    /// Whether the library's change-log tables exist (a store migrated only part of the way has none).
+    /// Whether the library's change-log tables exist in their current layout (a store migrated only part of
+    /// the way may have none, or an older one).
     func hasChangeLog() throws -> Bool {
         try StoreError.wrapping {
-            let statement = try connection.prepare(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('_store_commits', '_store_meta')")
-            return try statement.step() && statement.int64(at: 0) == 2
-        }
+            let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_store_meta'")
+            return try statement.step() && statement.int64(at: 0) == 1
+        } && ChangeLog.hasMarkers(on: connection)
     }
 
     /// WAL size (frames) past which a write is followed by a checkpoint: SQLite's automatic threshold.

@@ -107,7 +107,14 @@ public final class Store: Sendable {
                 try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: timeout)
             }
         }
-        feed?.start()
+        if let feed {
+            try writer.foreignWrites.refresh(on: connection)
+            // Off the feed's thread: the check waits for the writer's turn.
+            feed.onForeignWrite = { [weak self] position in
+                DispatchQueue.global().async { [weak self] in self?.logForeignWrite(seenAt: position) }
+            }
+            feed.start()
+        }
         configuration.logger.debug("opened store", metadata: ["path": "\(path)"])
     }
 
@@ -150,7 +157,32 @@ public final class Store: Sendable {
         guard !observation.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
+        return try writer.sync { writer in try runWrite(on: writer, origin: origin, body).value }
+    }
+
+    /// Like ``write(origin:_:)``, and also returns the sequence number of the commit the write made, to
+    /// match it with the event listeners receive for it (``Commit/sequence``). Reading
+    /// ``lastSequence()`` afterwards would race with other writers.
+    ///
+    /// The sequence is nil when the write changed no row and no schema (nothing was committed to the
+    /// change log, and listeners receive nothing), and when the store does not track changes.
+    ///
+    /// ```swift
+    /// let written = try store.writeReturningCommit(origin: "canvas") { tx in try tx.insert(node) }
+    /// pendingEchoes.insert(written.sequence)   // ignore this commit when its event comes back
+    /// ```
+    public func writeReturningCommit<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
+        guard !observation.isPublishingOnCurrentThread else {
+            throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
+        }
         return try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
+    }
+
+    /// Like ``writeReturningCommit(origin:_:)``, without blocking the caller's thread.
+    public func writeReturningCommit<T: Sendable>(
+        origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
+    ) async throws -> CommittedWrite<T> {
+        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body) }
     }
 
     /// Like ``write(origin:_:)``, without blocking the caller's thread.
@@ -158,7 +190,7 @@ public final class Store: Sendable {
     public func write<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
     ) async throws -> T {
-        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body) }
+        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body).value }
     }
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
@@ -191,7 +223,7 @@ public final class Store: Sendable {
         }
     }
 
-    private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> T {
+    private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
         let connection = writer.connection
         writer.capture.reset()
         let transaction = Transaction(
@@ -202,42 +234,97 @@ public final class Store: Sendable {
             writer.capture.reset()
         }
         var logged: LoggedCommit?
+        var foreignWrite: LoggedCommit?
         let result = try connection.inTransaction { () -> T in
+            foreignWrite = try logForeignWriteIfAny(on: writer)
             let changesBefore = connection.totalChanges
             let schemaAtStart = try writer.changeLog.schemaVersionAtStart(on: connection)
             let result = try body(transaction)
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
             try transaction.checkActive()
+            let wroteBookkeeping = writer.capture.wroteStoreMeta
             logged = try writer.changeLog.append(
                 writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
                 origin: origin, on: connection)
+            var bumped = false
             if logged == nil, feed != nil, connection.totalChanges != changesBefore {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
                 // still changes, so tell other processes it was the library, not a foreign writer.
                 try ChangeLog.bumpBookkeeping(on: connection)
+                bumped = true
             }
+            if let logged { writer.foreignWrites.didAppend(logged.sequence) }
+            try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: bumped || wroteBookkeeping, on: connection)
             return result
         }
         writer.changeLog.didCommit(on: connection)
+        writer.foreignWrites.didCommit(on: connection)
+        if let foreignWrite { observation.publishOwn(foreignWrite, on: connection) }
         if let logged {
             observation.publishOwn(logged, on: connection)
             writer.commitsSincePruning += 1
             if writer.commitsSincePruning >= configuration.retention.pruneInterval {
                 writer.commitsSincePruning = 0
-                pruneAfterCommit(on: connection)
+                pruneAfterCommit(on: writer)
             }
         }
-        return result
+        return CommittedWrite(value: result, sequence: logged?.sequence)
+    }
+
+    /// At the start of a write transaction of a store with a change feed: when a foreign writer changed
+    /// the file since this writer's last commit (``ForeignWriteDetector``), logs a marker for it and
+    /// returns it, to be published before the write's own commit.
+    private func logForeignWriteIfAny(on writer: Writer) throws -> LoggedCommit? {
+        guard feed != nil, try writer.foreignWrites.check(on: writer.connection) else { return nil }
+        let marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: writer.connection)
+        writer.foreignWrites.didAppend(marker.sequence)
+        return marker
+    }
+
+    /// The change feed saw the file change while the log stood at `position`, and the log has not moved
+    /// since: a foreign write, unless a library writer of another process is still to commit. Takes the
+    /// writer's turn and, if the log still stands at `position` then, logs and publishes the foreign write
+    /// (if it moved, whoever moved it reported or hid the write, and the feed publishes from the log).
+    /// When that write fails, listeners of this process are still told, without a log row.
+    func logForeignWrite(seenAt position: LogPosition) {
+        do {
+            try writer.sync { writer in
+                let connection = writer.connection
+                var marker: LoggedCommit?
+                try connection.inTransaction {
+                    let foreign = try writer.foreignWrites.logStands(at: position, on: connection)
+                    if foreign {
+                        marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: connection)
+                        writer.foreignWrites.didAppend(marker!.sequence)
+                    }
+                }
+                guard let marker else { return }
+                writer.changeLog.didCommit(on: connection)
+                writer.foreignWrites.didCommit(on: connection)
+                observation.publishOwn(marker, on: connection)
+            }
+        } catch {
+            configuration.logger.warning("could not log a foreign write; telling this process's listeners only", metadata: ["error": "\(error)"])
+            observation.publishExternalChange()
+        }
     }
 
     /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
     /// the commit that triggered it succeeded.
-    private func pruneAfterCommit(on connection: Connection) {
+    private func pruneAfterCommit(on writer: Writer) {
+        let connection = writer.connection
         let transaction = Transaction(connection: connection, kind: .write, capture: nil)
         defer { transaction.end() }
         do {
-            _ = try connection.inTransaction { try Store.prune(transaction, policy: configuration.retention) }
+            var foreignWrite: LoggedCommit?
+            _ = try connection.inTransaction {
+                foreignWrite = try logForeignWriteIfAny(on: writer)
+                _ = try Store.prune(transaction, policy: configuration.retention)
+                try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: true, on: connection)
+            }
+            writer.foreignWrites.didCommit(on: connection)
+            if let foreignWrite { observation.publishOwn(foreignWrite, on: connection) }
         } catch {
             configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
         }

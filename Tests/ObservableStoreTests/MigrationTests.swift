@@ -97,21 +97,24 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
                 #expect(try store.read { try $0.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'") } == .integer(3))
                 if prunedEmpty { try store.write { try $0.execute("DELETE FROM _store_commits") } }
             }
-            let store = try Store(path: path)  // migrates to 5
+            let store = try Store(path: path)  // migrates to 5, then 6
             defer { store.close() }
-            #expect(try store.schemaVersion() == 5)
+            #expect(try store.schemaVersion() == 6)
             #expect(try store.read { try $0.fetchValue("SELECT sql LIKE '%AUTOINCREMENT%' FROM sqlite_master WHERE name = '_store_commits'") } == .integer(0))
-            #expect(try store.lastSequence() == 3)
+            // 0006 is logged as a schema change (0005 ran before the log could hold markers), right after the
+            // last sequence ever assigned.
+            #expect(try store.lastSequence() == 4)
             let kept = try store.read { try $0.fetchRows("SELECT seq, change_count FROM _store_commits ORDER BY seq") }
-            #expect(kept.map { $0["seq"] } == (prunedEmpty ? [.integer(3)] : [.integer(1), .integer(2), .integer(3)]))
+            #expect(kept.map { $0["seq"] } == (prunedEmpty ? [.integer(3), .integer(4)] : [.integer(1), .integer(2), .integer(3), .integer(4)]))
+            let commits = try store.commits(after: 0)
+            #expect(commits.last?.schemaChanged == true && commits.last?.origin == "migration:store/0006_change_log_external_marker")
             if prunedEmpty {
                 // The placeholder is an empty commit; a listener reading from the start sees no change in it.
                 #expect(kept.first?["change_count"] == .integer(0))
-                let commits = try store.commits(after: 0)
-                #expect(commits.map(\.sequence) == [3] && commits.allSatisfy { $0.changes.isEmpty })
+                #expect(commits.map(\.sequence) == [3, 4] && commits.allSatisfy { $0.changes.isEmpty })
             }
             try store.write { try $0.insert(NodeVO(name: "after", x: 0, y: 0)) }
-            #expect(try store.lastSequence() == 4)
+            #expect(try store.lastSequence() == 5)
         }
     }
 

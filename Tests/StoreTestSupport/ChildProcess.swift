@@ -60,3 +60,23 @@ public final class RunningProcess: @unchecked Sendable {
 public func run(_ product: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
     try RunningProcess(product, arguments, environment: environment).wait()
 }
+
+/// Runs `sql` with the `sqlite3` shell on the file at `path`, as a program that does not log its changes
+/// would write; waits up to 10 s for a lock (`.timeout`). Throws when the shell is not installed.
+public func runSQLiteShell(_ path: String, _ sql: String) throws -> ProcessResult {
+    let candidates = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"]
+    guard let shell = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "sqlite3 (apt-get install sqlite3; .ci/run installs it)"])
+    }
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: shell)
+    process.arguments = ["-cmd", ".timeout 10000", path, sql]
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let text = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: text, as: UTF8.self), stderr: "")
+}

@@ -1,7 +1,9 @@
 // A helper process for the test suite and for measurements: each subcommand does one store job in its
 // own process, so tests can race, kill and observe real processes. Not a user tool.
 //
-//   store-fixture migrate DB [SET_NAME MIGRATIONS_DIR]   open DB (applying migrations), print the applied versions
+//   store-fixture migrate DB [SET_NAME MIGRATIONS_DIR [write]]
+//                                                        open DB (applying migrations), print the applied versions;
+//                                                        with `write`, insert node "after-migration" right after opening
 //   store-fixture write DB COUNT [INTERVAL_MS]           COUNT commits, each inserting node "<pid>-<i>" with x = wall time
 //   store-fixture consume DB NAME OUT [transactional] [DELAY_MS]
 //                                                        durable listener NAME: append each delivered sequence to OUT
@@ -45,6 +47,9 @@ do {
             configuration.migrationSets = [try MigrationSet(name: arguments[2], directory: URL(fileURLWithPath: arguments[3]))]
         }
         let store = try Store(path: arguments[1], configuration: configuration)
+        if arguments.count >= 5, arguments[4] == "write" {
+            try store.repository(NodeVO.self, origin: "fixture-\(getpid())").insert(NodeVO(name: "after-migration", x: 0, y: 0))
+        }
         print(try store.appliedMigrations().map { "\($0.set)/\($0.version) by \($0.appliedBy)" }.joined(separator: "\n"))
         store.close()
     case "write" where arguments.count >= 3:

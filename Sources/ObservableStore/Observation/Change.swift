@@ -58,14 +58,23 @@ public struct Commit: Sendable, Equatable {
     public let changes: [Change]
     /// Whether the transaction changed the schema (CREATE, DROP, ALTER): cached reads should be refreshed.
     public let schemaChanged: Bool
+    /// Whether this log entry stands for a write made by a program that does not log its changes (the
+    /// `sqlite3` shell, another library): no changes are known. Listeners receive it as
+    /// ``StoreEvent/externalChange``; it shows as a commit only where the log is read directly
+    /// (``Store/commits(after:limit:)``).
+    public let isExternalChange: Bool
 
     /// Makes a commit.
-    public init(sequence: Int64, committedAt: Date, origin: String?, changes: [Change], schemaChanged: Bool) {
+    public init(
+        sequence: Int64, committedAt: Date, origin: String?, changes: [Change], schemaChanged: Bool,
+        isExternalChange: Bool = false
+    ) {
         self.sequence = sequence
         self.committedAt = committedAt
         self.origin = origin
         self.changes = changes
         self.schemaChanged = schemaChanged
+        self.isExternalChange = isExternalChange
     }
 }
 

@@ -30,11 +30,15 @@ final class ChangeCapture {
     /// Set when the transaction changed the schema (`PRAGMA schema_version` moved): listeners get a
     /// schema-changed commit.
     @exclusivity(unchecked) var schemaChanged = false
+    /// Set when the transaction wrote `_store_meta` (the bookkeeping counter may have moved).
+    @exclusivity(unchecked) private(set) var wroteStoreMeta = false
 
     /// The hook: copies one row change into the buffer. Changes to SQLite's own tables, the store's
     /// internal `_store_` tables and non-main databases (temp, attached) are not captured.
     func record(_ change: borrowing PreupdateChange) {
-        guard change.isMainDatabase, !change.tableNameHasPrefix("sqlite_"), !change.tableNameHasPrefix("_store_") else {
+        guard change.isMainDatabase, !change.tableNameHasPrefix("sqlite_") else { return }
+        if change.tableNameHasPrefix("_store_") {
+            if change.tableNameIs("_store_meta") { wroteStoreMeta = true }
             return
         }
         let index: Int
@@ -115,5 +119,6 @@ final class ChangeCapture {
         lastTableIndex = nil
         if !savepoints.isEmpty { savepoints.removeAll() }
         schemaChanged = false
+        wroteStoreMeta = false
     }
 }

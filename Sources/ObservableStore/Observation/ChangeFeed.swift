@@ -14,7 +14,8 @@ import StoreSQLite
 /// - new log rows → the ``ObservationCenter`` publishes them, merged in sequence order with this
 ///   process's own commits;
 /// - no new log row, and the bookkeeping counter did not move either → a foreign writer changed the
-///   file: an `.externalChange` event.
+///   file: the store logs it as an external-change marker (``Store/logForeignWrite(seenAt:)``), which
+///   every listener receives as `.externalChange`.
 ///
 /// `@unchecked Sendable`: `connection` and the `last…` fields are used only on the feed thread;
 /// `stopRequested` is guarded by `lock`, and the wake-up pipe is written from any thread.
@@ -43,6 +44,10 @@ final class ChangeFeed: @unchecked Sendable {
     /// How long a change with no log row is given to turn out to be a library commit in progress.
     static let foreignWriteConfirmation: Duration = .milliseconds(100)
     private var lastPosition: LogPosition
+    /// Called on the feed thread when the file changed while the log stood still at the position given: a
+    /// foreign write. The store logs it (so that every process and durable listener sees it in order) and
+    /// publishes it. Without it, this process's listeners get `.externalChange` directly. Set before ``start()``.
+    var onForeignWrite: (@Sendable (LogPosition) -> Void)?
 
     init(
         databasePath: String, center: ObservationCenter, pollInterval: Duration, busyTimeoutMilliseconds: Int32,
@@ -172,7 +177,7 @@ final class ChangeFeed: @unchecked Sendable {
             if position.last > lastPosition.last {
                 center.publishFromLog(on: connection, newest: position.last)
             } else if position.bookkeeping == lastPosition.bookkeeping {
-                center.publishExternalChange()
+                if let onForeignWrite { onForeignWrite(position) } else { center.publishExternalChange() }
             }
         } catch {
             logger.error("change feed check failed", metadata: ["error": "\(error)"])

@@ -18,12 +18,14 @@ struct LoggedCommit: Sendable {
     var origin: String?
     var payload: [UInt8]
     var schemaChanged: Bool
+    /// A marker for a foreign write (see ``ChangeLog/appendMarker(_:origin:on:)``), not the library's commit.
+    var isExternalChange = false
 
     /// The commit with its payload decoded.
     func decoded() throws -> Commit {
         Commit(
             sequence: sequence, committedAt: committedAt, origin: origin, changes: try ChangePayload.decode(payload),
-            schemaChanged: schemaChanged)
+            schemaChanged: schemaChanged, isExternalChange: isExternalChange)
     }
 }
 
@@ -106,10 +108,7 @@ final class ChangeLog {
             if current != schemaVersion || capture.schemaChanged {
                 tables.removeAll()
                 schemaVersion = current
-                let exists = try connection.cachedStatement(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(ChangeLog.commitsTable)'")
-                hasLog = try exists.step()
-                exists.reset()
+                hasLog = try ChangeLog.exists(on: connection)
             }
         }
         guard hasLog else { return nil }
@@ -175,7 +174,7 @@ final class ChangeLog {
     ) throws -> [LoggedCommit] {
         try StoreError.wrapping {
             let statement = try connection.cachedStatement(
-                "SELECT seq, committed_at, origin, schema_changed, payload FROM \(commitsTable) "
+                "SELECT seq, committed_at, origin, schema_changed, payload, external FROM \(commitsTable) "
                     + "WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
             defer { statement.reset() }
             try statement.bind([.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))])
@@ -186,7 +185,8 @@ final class ChangeLog {
                         sequence: statement.int64(at: 0),
                         committedAt: Timestamp.parse(statement.text(at: 1)) ?? Date(timeIntervalSince1970: 0),
                         origin: statement.isNull(at: 2) ? nil : statement.text(at: 2),
-                        payload: [UInt8](statement.blob(at: 4)), schemaChanged: statement.int64(at: 3) != 0))
+                        payload: [UInt8](statement.blob(at: 4)), schemaChanged: statement.int64(at: 3) != 0,
+                        isExternalChange: statement.int64(at: 5) != 0))
             }
             return commits
         }
@@ -205,6 +205,56 @@ final class ChangeLog {
             guard try statement.step() else { return LogPosition(last: 0, oldest: 0, bookkeeping: 0) }
             return LogPosition(last: statement.int64(at: 0), oldest: statement.int64(at: 1), bookkeeping: statement.int64(at: 2))
         }
+    }
+
+    /// Whether the change log exists (a store migrated only part of the way may have none).
+    static func exists(on connection: Connection) throws -> Bool {
+        try count(of: "'seq'", on: connection) == 1
+    }
+
+    /// Whether the change log has its current layout, with markers (`external`, migration 0006): only then
+    /// is it read (the feed, durable listeners) and are markers written. Below that, commits are logged
+    /// and published in this process only.
+    static func hasMarkers(on connection: Connection) throws -> Bool {
+        try count(of: "'seq', 'external'", on: connection) == 2
+    }
+
+    /// How many of `columns` (quoted, comma-separated) the log table has.
+    private static func count(of columns: String, on connection: Connection) throws -> Int64 {
+        try StoreError.wrapping {
+            let statement = try connection.prepare("SELECT count(*) FROM pragma_table_info('\(commitsTable)') WHERE name IN (\(columns))")
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+    }
+
+    /// What a log row without row changes stands for.
+    enum Marker {
+        /// A foreign writer changed the file (``LoggedCommit/isExternalChange``).
+        case externalChange
+        /// A migration changed the schema: every listener rereads.
+        case schemaChange
+    }
+
+    /// Appends a log row with no row changes, for `marker`, inside the caller's write transaction.
+    /// Needs the log's current layout (``hasMarkers(on:)``).
+    static func appendMarker(_ marker: Marker, origin: String?, on connection: Connection) throws -> LoggedCommit {
+        let now = Date()
+        let payload = ChangePayload.encode(encodedTables: [], changeCount: 0, records: [])
+        let external = marker == .externalChange
+        let sequence = try StoreError.wrapping { () -> Int64 in
+            try connection.cachedStatement(
+                "INSERT INTO \(commitsTable) (committed_at, origin, change_count, tables, schema_changed, external, payload) "
+                    + "VALUES (?, ?, 0, '', ?, ?, ?)"
+            ).execute(
+                [
+                    .text(Timestamp.format(now)), origin.map(DatabaseValue.text) ?? .null, .integer(external ? 0 : 1),
+                    .integer(external ? 1 : 0),
+                ], thenBlob: payload)
+            return connection.lastInsertRowID
+        }
+        return LoggedCommit(
+            sequence: sequence, committedAt: Date(timeIntervalSince1970: Double(Timestamp.milliseconds(of: now)) / 1000),
+            origin: origin, payload: payload, schemaChanged: !external, isExternalChange: external)
     }
 
     /// Counts a library write that adds no change-log row (cursor acknowledgements, pruning); call it

@@ -81,7 +81,7 @@ enum DurableCursor {
 /// returns. Reading from the log (not from memory) means no buffer can overflow and a restart
 /// resumes where the cursor stands.
 ///
-/// `@unchecked Sendable`: `cursor` and `pendingExternal` are used only on `queue` (serial);
+/// `@unchecked Sendable`: `cursor` and `retryDelay` are used only on `queue` (serial);
 /// `isStopped` and `isScheduled` are guarded by `lock`.
 final class DurableListener: @unchecked Sendable {
     let name: String
@@ -93,7 +93,6 @@ final class DurableListener: @unchecked Sendable {
     private let lock = NSLock()
     private var isStopped = false
     private var isScheduled = false
-    private var pendingExternal = false
     private var cursor: Int64
     /// The wait before retrying after a handler error: 100 ms, doubling up to 10 s, reset by a success.
     private var retryDelay: Double = 0.1
@@ -108,11 +107,11 @@ final class DurableListener: @unchecked Sendable {
         self.queue = DispatchQueue(label: "ObservableStore.durable.\(name)")
     }
 
-    /// Schedules a pump (coalesced). `event` is the wake-up's cause: an external change is forwarded.
-    func wake(_ event: StoreEvent?) {
+    /// Schedules a pump (coalesced). Whatever the event, the pump reads the log: external changes are
+    /// logged too, as markers.
+    func wake() {
         let schedule = lock.withLock { () -> Bool in
             guard !isStopped else { return false }
-            if event == .externalChange { queue.async { self.pendingExternal = true } }
             defer { isScheduled = true }
             return !isScheduled
         }
@@ -153,6 +152,14 @@ final class DurableListener: @unchecked Sendable {
                 var skipped: Int64?
                 for logged in commits {
                     guard !stopped else { return }
+                    if logged.isExternalChange {
+                        // Every listener hears of a foreign write, whatever its filter, in its place in the order.
+                        if let skipped { try acknowledge(skipped, store) }
+                        skipped = nil
+                        try deliver(.externalChange)
+                        try acknowledge(logged.sequence, store)
+                        continue
+                    }
                     guard let commit = filter.apply(try logged.decoded()) else {
                         skipped = logged.sequence
                         continue
@@ -167,17 +174,13 @@ final class DurableListener: @unchecked Sendable {
                 }
                 if let skipped { try acknowledge(skipped, store) }
             }
-            if pendingExternal {
-                pendingExternal = false
-                try deliver(.externalChange)
-            }
             retryDelay = 0.1
         } catch {
             // The commit stays unacknowledged: it is delivered again after a pause, at the next commit, or after a restart.
             guard !stopped else { return }
             logger.warning(
                 "durable listener stopped at its cursor; retrying", metadata: ["listener": "\(name)", "error": "\(error)"])
-            queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in self?.wake(nil) }
+            queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in self?.wake() }
             retryDelay = min(retryDelay * 2, 10)
         }
     }

@@ -164,7 +164,8 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Tells every listener that the file changed without a log entry (a foreign writer): refetch.
+    /// Tells every listener of this process that a foreign writer changed the file, without a log entry
+    /// (when logging it failed): refetch. Durable listeners read the log and do not get it.
     func publishExternalChange() {
         publishing { offerToAll(.externalChange) }
     }
@@ -228,6 +229,7 @@ final class ObservationCenter: @unchecked Sendable {
     /// Hands one commit to the listeners: immediate ones now, on this thread; the others through the
     /// dispatch queue.
     private func deliver(_ logged: LoggedCommit) {
+        if logged.isExternalChange { return offerToAll(.externalChange) }
         let (immediate, queued) = lock.withLock { (immediateListeners, queuedListeners) }
         guard !immediate.isEmpty || !queued.isEmpty else { return }
         let decoded = immediate.isEmpty ? nil : decode(logged)

@@ -40,13 +40,13 @@ extension Store {
         let durable = DurableListener(name: name, filter: filter, cursor: cursor, store: self, handler: handler)
         // A one-slot wake-up listener: events only start a pump; the pump reads the log itself.
         let wakeUp = Listener(name: name, filter: .all, options: ListenerOptions(bufferSize: 1), logger: configuration.logger) {
-            event in
-            durable.wake(event)
+            _ in
+            durable.wake()
             return true
         }
         wakeUp.onCancel = { durable.stop() }
         let token = register(wakeUp)
-        durable.wake(nil)  // replay what is after the cursor
+        durable.wake()  // replay what is after the cursor
         return token
     }
 

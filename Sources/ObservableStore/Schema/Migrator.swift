@@ -62,6 +62,12 @@ struct Migrator {
         }
         let lock = try path.map { try MigrationLock(databasePath: $0, timeout: configuration.migrationLockTimeout) }
         defer { withExtendedLifetime(lock) {} }
+        // A store already in use has a change log: each file applied is logged as a schema change, so that
+        // other processes' listeners and bound values read again, in order. A new store's are not.
+        let logsSchemaChanges = try StoreError.wrapping {
+            let statement = try connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_store_commits'")
+            return try statement.step()
+        }
         try bootstrap()
         let history = try readHistory()
         try validate(history)
@@ -71,7 +77,7 @@ struct Migrator {
             try backup(path: path, before: first)
         }
         for (set, migration) in work {
-            try apply(migration, of: set)
+            try apply(migration, of: set, logged: logsSchemaChanges)
         }
     }
 
@@ -183,7 +189,7 @@ struct Migrator {
 
     /// Applies one file. Returns false when another process applied it meanwhile.
     @discardableResult
-    private func apply(_ migration: Migration, of set: MigrationSet) throws -> Bool {
+    private func apply(_ migration: Migration, of set: MigrationSet, logged: Bool) throws -> Bool {
         let started = ContinuousClock.now
         try StoreError.wrapping { try connection.execute("PRAGMA foreign_keys = OFF") }
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
@@ -193,14 +199,14 @@ struct Migrator {
                 guard try !isApplied(migration, of: set) else { return false }
                 try run(migration, of: set, allow: Migrator.isAllowedInTransaction)
                 try checkForeignKeys(migration, of: set)
-                try record(migration, of: set, started: started)
+                try record(migration, of: set, started: started, logged: logged)
                 return true
             }
             guard applied else { return false }
         } else {
             guard try !isApplied(migration, of: set) else { return false }
             try run(migration, of: set, allow: Migrator.isAllowedWithoutTransaction)
-            try connection.inTransaction { try record(migration, of: set, started: started) }
+            try connection.inTransaction { try record(migration, of: set, started: started, logged: logged) }
         }
         configuration.logger.info(
             "applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
@@ -267,7 +273,9 @@ struct Migrator {
         }
     }
 
-    private func record(_ migration: Migration, of set: MigrationSet, started: ContinuousClock.Instant) throws {
+    /// Records `migration` in the history, and when `logged` (and the change log has its current
+    /// layout) as a schema-change commit in the change log: origin `migration:SET/ID`.
+    private func record(_ migration: Migration, of set: MigrationSet, started: ContinuousClock.Instant, logged: Bool) throws {
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         try StoreError.wrapping {
@@ -281,6 +289,9 @@ struct Migrator {
             if set.name == MigrationSet.storeSetName {
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }
+        }
+        if logged, try ChangeLog.hasMarkers(on: connection) {
+            _ = try ChangeLog.appendMarker(.schemaChange, origin: "migration:\(set.name)/\(migration.id)", on: connection)
         }
     }
 

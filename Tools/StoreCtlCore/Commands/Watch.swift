@@ -32,88 +32,82 @@ struct Watch: ParsableCommand {
         defer { store.close() }
         let filter = tables.isEmpty ? ChangeFilter.all : ChangeFilter(tables: Set(tables))
         let printer = EventPrinter(limit: count)
-        // Listen first, then replay the log up to where the listener starts: nothing falls in between.
-        let token = store.listen("storectl-watch-\(getpid())", filter: filter) { printer.live($0) }
-        let start = since == "now" ? try store.lastSequence() : Int64(since)!
-        var cursor = start
+        // The log is the truth: the listener (registered before the first read, so nothing falls in
+        // between) only says when to read it again. External changes and migrations are log rows too.
+        let doorbell = Doorbell()
+        let token = store.listen("storectl-watch-\(getpid())", options: ListenerOptions(bufferSize: 1)) { _ in doorbell.ring() }
+        let deadline = timeout.flatMap(Duration.parse).map { ContinuousClock.now + $0 }
+        var cursor = since == "now" ? try store.lastSequence() : Int64(since)!
         while !printer.isDone {
             let commits = try store.commits(after: cursor, limit: 256)
-            guard let last = commits.last else { break }
             if let first = commits.first, first.sequence > cursor + 1 {
-                printer.emit(.gap(missed: (cursor + 1)...(first.sequence - 1)))
+                printer.print(.gap(missed: (cursor + 1)...(first.sequence - 1)))
             }
-            for commit in commits {
-                if let matching = filter.apply(commit) { printer.emit(.commit(matching)) } else { printer.skip(commit.sequence) }
+            for commit in commits where !printer.isDone {
+                if commit.isExternalChange {
+                    printer.printExternalChange(commit)
+                } else if let matching = filter.apply(commit) {
+                    printer.print(.commit(matching))
+                }
             }
-            cursor = last.sequence
+            cursor = commits.last?.sequence ?? cursor
+            if commits.count == 256 { continue }
+            guard doorbell.wait(until: deadline) else { break }
         }
-        printer.startLive(after: cursor)
-        let deadline = timeout.flatMap(Duration.parse).map { DispatchTime.now() + .milliseconds(Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
-        printer.waitUntilDone(deadline: deadline ?? .distantFuture)
         withExtendedLifetime(token) {}
     }
 }
 
-/// Prints events as NDJSON lines, in sequence order, once each, and counts row events.
+/// Wakes the reader of the log: a ring is kept until the next wait takes it.
 ///
-/// `@unchecked Sendable`: all state is guarded by `condition`.
-final class EventPrinter: @unchecked Sendable {
+/// `@unchecked Sendable`: `rung` is guarded by `condition`.
+final class Doorbell: @unchecked Sendable {
     private let condition = NSCondition()
+    private var rung = false
+
+    func ring() {
+        condition.withLock {
+            rung = true
+            condition.broadcast()
+        }
+    }
+
+    /// Waits for a ring (taking it) until `deadline` (nil: for ever); false when the deadline passed first.
+    func wait(until deadline: ContinuousClock.Instant?) -> Bool {
+        condition.withLock {
+            while !rung {
+                let remaining = deadline.map { ContinuousClock.now.duration(to: $0) } ?? .seconds(3600)
+                if remaining <= .zero { return false }
+                let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+                _ = condition.wait(until: Date().addingTimeInterval(min(seconds, 3600)))
+            }
+            rung = false
+            return true
+        }
+    }
+}
+
+/// Prints events as NDJSON lines and counts row events (called from the reading thread only).
+final class EventPrinter {
     private let limit: Int?
     private var printed = 0
-    private var lastSequence: Int64 = -1
-    private var isLive = false
-    private var held: [StoreEvent] = []
-    private var done = false
+    private(set) var isDone = false
 
     init(limit: Int?) { self.limit = limit }
 
-    var isDone: Bool { condition.withLock { done } }
-
-    /// From the listener: held until the replay is over, then printed.
-    func live(_ event: StoreEvent) {
-        condition.withLock {
-            if isLive { print(event) } else { held.append(event) }
-        }
+    /// A log row that stands for a foreign write.
+    func printExternalChange(_ commit: Commit) {
+        write(
+            "{\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),"
+                + "\"event\":\"external_change\"}")
     }
 
-    /// From the replay.
-    func emit(_ event: StoreEvent) { condition.withLock { print(event) } }
-
-    /// A replayed commit that did not match: later live duplicates of it are ignored too.
-    func skip(_ sequence: Int64) { condition.withLock { lastSequence = max(lastSequence, sequence) } }
-
-    /// The replay reached `sequence`: print what the listener held past it, then go live.
-    func startLive(after sequence: Int64) {
-        condition.withLock {
-            lastSequence = max(lastSequence, sequence)
-            for event in held { print(event) }
-            held.removeAll()
-            isLive = true
-        }
-    }
-
-    func waitUntilDone(deadline: DispatchTime) {
-        condition.withLock {
-            while !done {
-                let remaining = deadline == .distantFuture ? 3600.0 : Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9
-                if remaining <= 0 { return }
-                _ = condition.wait(until: Date().addingTimeInterval(min(remaining, 3600)))
-            }
-        }
-    }
-
-    /// Prints `event` (under the lock).
-    private func print(_ event: StoreEvent) {
-        guard !done else { return }
-        var lines: [String] = []
+    func print(_ event: StoreEvent) {
         switch event {
         case .commit(let commit):
-            guard commit.sequence > lastSequence else { return }
-            lastSequence = commit.sequence
             let head = "\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),\"origin\":"
                 + (commit.origin.map(JSONText.string) ?? "null")
-            if commit.schemaChanged { lines.append("{" + head + ",\"event\":\"schema_changed\"}") }
+            if commit.schemaChanged { write("{" + head + ",\"event\":\"schema_changed\"}") }
             for change in commit.changes {
                 let id = change.key.count == 1 ? JSONText.value(change.key[0]) : "[" + change.key.map(JSONText.value).joined(separator: ",") + "]"
                 var line = "{" + head + ",\"table\":\(JSONText.string(change.table)),\"op\":\"\(change.operation.rawValue)\",\"id\":\(id)"
@@ -121,25 +115,21 @@ final class EventPrinter: @unchecked Sendable {
                     let names = change.operation == .update ? change.changedColumns : new.columns
                     line += ",\"changes\":" + JSONText.object(names, names.map { new[$0] ?? .null })
                 }
-                lines.append(line + "}")
+                write(line + "}", countsAsRow: true)
             }
         case .gap(let missed):
-            lastSequence = max(lastSequence, missed.upperBound)
-            lines.append("{\"event\":\"gap\",\"missed\":[\(missed.lowerBound),\(missed.upperBound)]}")
+            write("{\"event\":\"gap\",\"missed\":[\(missed.lowerBound),\(missed.upperBound)]}")
         case .externalChange:
-            lines.append("{\"event\":\"external_change\",\"ts\":\(JSONText.string(EventPrinter.timestamp(Date())))}")
+            write("{\"event\":\"external_change\",\"ts\":\(JSONText.string(EventPrinter.timestamp(Date())))}")
         }
-        for line in lines {
-            guard !done else { break }
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            if line.contains("\"op\":") {
-                printed += 1
-                if let limit, printed >= limit {
-                    done = true
-                    condition.broadcast()
-                }
-            }
-        }
+    }
+
+    private func write(_ line: String, countsAsRow: Bool = false) {
+        guard !isDone else { return }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        guard countsAsRow else { return }
+        printed += 1
+        if let limit, printed >= limit { isDone = true }
     }
 
     static func timestamp(_ date: Date) -> String {
