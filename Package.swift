@@ -1,7 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+// storectl's command-line parser, behind the default trait "storectl": a service that depends on the library
+// with `traits: []` resolves and builds swift-log only (see the README).
+let argumentParser = Target.Dependency.product(
+    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["storectl"]))
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
 let package = Package(
@@ -11,6 +14,10 @@ let package = Package(
     products: [
         .library(name: "ObservableStore", targets: ["ObservableStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
+    ],
+    traits: [
+        .trait(name: "storectl", description: "Builds storectl and its tools (needs swift-argument-parser)."),
+        .default(enabledTraits: ["storectl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
