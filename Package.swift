@@ -25,8 +25,10 @@ let package = Package(
     ],
     targets: [
         // The system libsqlite3 (Debian: libsqlite3-dev). Only StoreSQLite imports it.
-        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "StoreSQLite", dependencies: ["CSQLite"]),
+        // Named after the package, not `CSQLite`: target names are unique across a package graph, and a
+        // service may well have a `CSQLite` of its own (GRDB's is `GRDBSQLite` for the same reason).
+        .systemLibrary(name: "ObservableStoreCSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "StoreSQLite", dependencies: ["ObservableStoreCSQLite"]),
         // The SQL files of Migrations/, compiled into the binary.
         .target(
             name: "StoreMigrations",

@@ -1,4 +1,4 @@
-internal import CSQLite
+internal import ObservableStoreCSQLite
 
 extension Connection {
     /// Copies this connection's main database into `destination`'s, page by page, while other

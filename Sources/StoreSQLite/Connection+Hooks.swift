@@ -1,5 +1,5 @@
 import Foundation
-internal import CSQLite
+internal import ObservableStoreCSQLite
 
 /// One row about to change, as the preupdate hook reports it. Valid only during the callback.
 ///

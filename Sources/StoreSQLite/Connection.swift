@@ -1,5 +1,5 @@
 import Foundation
-internal import CSQLite
+internal import ObservableStoreCSQLite
 
 /// One SQLite database connection (`sqlite3*`).
 ///

@@ -1,5 +1,5 @@
 import Foundation
-internal import CSQLite
+internal import ObservableStoreCSQLite
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

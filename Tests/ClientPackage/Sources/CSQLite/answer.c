@@ -1,0 +1,3 @@
+#include "CSQLite.h"
+
+int client_answer(void) { return 42; }

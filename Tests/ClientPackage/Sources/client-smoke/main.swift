@@ -1,0 +1,19 @@
+import CSQLite
+import Foundation
+import ObservableStore
+
+// Opens a store in a temporary directory, writes through a listener, and prints what it saw.
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-smoke-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let store = try Store(path: directory.appendingPathComponent("app.sqlite").path)
+let seen = DispatchSemaphore(value: 0)
+let token = store.listen("smoke", filter: .table("nodes"), options: ListenerOptions(immediate: true)) { _ in seen.signal() }
+let written = try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "client", x: 1, y: 2)) }
+guard seen.wait(timeout: .now() + 10) == .success, let sequence = written.sequence else {
+    FileHandle.standardError.write(Data("client-smoke: no event for the commit\n".utf8))
+    exit(1)
+}
+print("client-smoke: commit \(sequence) seen; own CSQLite answers \(client_answer())")
+withExtendedLifetime(token) {}
+store.close()
