@@ -19,6 +19,8 @@ package final class Statement {
     @exclusivity(unchecked) private var columnIndexes: [String: Int32]?
     @exclusivity(unchecked) private var orderedColumnNames: [String?] = []
     @exclusivity(unchecked) private var nextColumnHint = 0
+    /// SQLite's count of this statement's re-preparations when ``columnIndexes`` was built.
+    @exclusivity(unchecked) private var columnIndexesPreparation: Int32 = -1
     private var storedKeyword: String?
     /// Whether SQLite holds a copy of a bound text or blob larger than ``largeValueBytes``.
     private var holdsLargeValue = false
@@ -353,8 +355,10 @@ package final class Statement {
     /// Records usually ask for their columns in result order, so the column after the last one found is
     /// tried first (one string comparison), before the dictionary.
     package func columnIndex(named name: String) -> Int32? {
-        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns.
-        if columnIndexes == nil || orderedColumnNames.count != Int(columnCount) {
+        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns, as
+        // many as before or not (a column dropped and another added): the re-preparation count tells.
+        let preparation = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if columnIndexes == nil || preparation != columnIndexesPreparation {
             var indexes: [String: Int32] = [:]
             var names: [String?] = []
             for index in 0..<columnCount {
@@ -365,6 +369,7 @@ package final class Statement {
             }
             columnIndexes = indexes
             orderedColumnNames = names
+            columnIndexesPreparation = preparation
         }
         if !orderedColumnNames.isEmpty {
             let hint = nextColumnHint < orderedColumnNames.count ? nextColumnHint : 0
