@@ -272,11 +272,13 @@ package final class Statement {
     /// The corresponding C function is `sqlite3_step`.
     @discardableResult
     package func step() throws(SQLiteError) -> Bool {
+        errno = 0  // so that the errno read after a failure is this step's (see SQLiteError.systemErrno)
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         case let code:
-            let failure = error(code)
+            let threadErrno = errno  // before anything else can change it
+            let failure = error(code, threadErrno: threadErrno)
             sqlite3_reset(handle)
             throw failure
         }
@@ -482,10 +484,13 @@ package final class Statement {
         sqlite3_column_decltype(handle, index).map { String(cString: $0) }
     }
 
-    private func error(_ code: Int32) -> SQLiteError {
-        let extended = sqlite3_extended_errcode(connection)
+    /// The error of a call that returned `code`; `threadErrno` is the thread's errno right after a call that
+    /// may write (0 for others).
+    private func error(_ code: Int32, threadErrno: Int32 = 0) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(connection) == 0 ? code : sqlite3_extended_errcode(connection)
+        let systemErrno = SQLiteError.systemErrno(
+            reported: sqlite3_system_errno(connection), threadErrno: threadErrno, extendedCode: extended)
         return SQLiteError(
-            extendedCode: extended == 0 ? code : extended,
-            message: String(cString: sqlite3_errmsg(connection)), sql: sql, systemErrno: sqlite3_system_errno(connection))
+            extendedCode: extended, message: String(cString: sqlite3_errmsg(connection)), sql: sql, systemErrno: systemErrno)
     }
 }
