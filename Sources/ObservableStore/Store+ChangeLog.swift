@@ -59,10 +59,7 @@ extension Transaction {
                 }
                 try statement.bind(value.databaseValue, at: index + 1)
             }
-            let columns = statement.columnNames
-            var rows: [Row] = []
-            while try statement.step() { rows.append(Row(columns: columns, values: statement.row())) }
-            return rows
+            return try Transaction.rows(of: statement)
         }
     }
 }

@@ -48,7 +48,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let corrupt = Code(rawValue: "corrupt")
         /// A write was attempted through a read-only connection or on a read-only file (`SQLITE_READONLY`).
         public static let readOnly = Code(rawValue: "read_only")
-        /// The disk or a size limit is full (`SQLITE_FULL`).
+        /// The disk, a file-size limit or a quota is full: `SQLITE_FULL`, or an I/O error caused by ENOSPC, EFBIG or
+        /// EDQUOT, whether it hit while rows were written or at COMMIT. Nothing of the failed write is kept.
         public static let diskFull = Code(rawValue: "disk_full")
         /// The linked SQLite library lacks a feature the store needs.
         public static let unsupportedSQLite = Code(rawValue: "unsupported_sqlite")

@@ -116,14 +116,21 @@ public final class Transaction {
 
     /// Runs a query and returns every row.
     public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
-        try withStatement(sql, arguments) { statement in
-            let columns = statement.columnNames
-            var rows: [Row] = []
-            while try statement.step() {
-                rows.append(Row(columns: columns, values: statement.row()))
-            }
-            return rows
+        try withStatement(sql, arguments) { try Transaction.rows(of: $0) }
+    }
+
+    /// Steps `statement` to its end and returns its rows. The column names are read after a step, not before:
+    /// SQLite re-prepares a statement inside its first step when the schema changed since it was prepared (by
+    /// this process or another), and `SELECT *` then has other columns.
+    static func rows(of statement: Statement) throws(SQLiteError) -> [Row] {
+        var columns: [String] = []
+        var rows: [Row] = []
+        while try statement.step() {
+            let values = statement.row()
+            if rows.isEmpty || values.count != columns.count { columns = statement.columnNames }
+            rows.append(Row(columns: columns, values: values))
         }
+        return rows
     }
 
     /// Runs a query and returns the first column of the first row, or nil when there is no row.

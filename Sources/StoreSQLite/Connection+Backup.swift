@@ -1,3 +1,4 @@
+import Foundation
 internal import ObservableStoreCSQLite
 
 extension Connection {
@@ -13,16 +14,22 @@ extension Connection {
         }
         var code: Int32
         var busyRetries = 0
+        var stepErrno: Int32 = 0
         repeat {
+            errno = 0
             code = sqlite3_backup_step(backup, pagesPerStep)
+            stepErrno = errno  // behind a failed write to `destination` (see SQLiteError.systemErrno)
             if code == SQLITE_BUSY || code == SQLITE_LOCKED {
                 busyRetries += 1
                 sqlite3_sleep(5)
             }
         } while code == SQLITE_OK || ((code == SQLITE_BUSY || code == SQLITE_LOCKED) && busyRetries < maxBusyRetries)
+        errno = 0
         let finish = sqlite3_backup_finish(backup)
+        let finishErrno = errno
         guard code == SQLITE_DONE, finish == SQLITE_OK else {
-            throw destination.lastError(code == SQLITE_DONE ? finish : code, sql: nil)
+            throw destination.lastError(
+                code == SQLITE_DONE ? finish : code, sql: nil, threadErrno: code == SQLITE_DONE ? finishErrno : stepErrno)
         }
     }
 }

@@ -193,8 +193,9 @@ extension Connection {
     /// (`SQLITE_CHECKPOINT_PASSIVE`), as SQLite's automatic checkpoint does.
     package func checkpoint() throws(SQLiteError) {
         guard !isClosed else { return }
+        errno = 0
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        guard code == SQLITE_OK else { throw lastError(code, sql: nil) }
+        guard code == SQLITE_OK else { throw lastError(code, sql: nil, threadErrno: errno) }
         walHook?.frames = 0
     }
 

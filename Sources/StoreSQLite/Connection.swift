@@ -199,13 +199,15 @@ package final class Connection {
 
     // MARK: - Errors
 
-    func lastError(_ code: Int32, sql: String?) -> SQLiteError {
-        let extended = sqlite3_extended_errcode(handle)
+    /// The error of a call that returned `code`; `threadErrno` is the thread's errno right after a call that
+    /// may write (0 for others), as in ``SQLiteError/systemErrno(reported:threadErrno:extendedCode:)``.
+    func lastError(_ code: Int32, sql: String?, threadErrno: Int32 = 0) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
         let offset = Int(sqlite3_error_offset(handle))
         return SQLiteError(
-            extendedCode: extended == 0 ? code : extended, message: message, sql: sql,
-            offset: offset >= 0 ? offset : nil, systemErrno: sqlite3_system_errno(handle))
+            extendedCode: extended, message: message, sql: sql, offset: offset >= 0 ? offset : nil,
+            systemErrno: SQLiteError.systemErrno(reported: sqlite3_system_errno(handle), threadErrno: threadErrno, extendedCode: extended))
     }
 
     /// The first byte at or after `cursor` that is not white space or inside an SQL comment.

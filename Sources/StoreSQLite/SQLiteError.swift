@@ -18,7 +18,8 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package let sql: String?
     /// The byte offset in `sql` that SQLite blames (`sqlite3_error_offset`), when it knows one.
     package let offset: Int?
-    /// The operating system's error number behind an I/O error (`sqlite3_system_errno`), 0 when none.
+    /// The operating system's error number behind an I/O error, 0 when none: see
+    /// ``systemErrno(reported:threadErrno:extendedCode:)``.
     package let systemErrno: Int32
 
     package init(extendedCode: Int32, message: String, sql: String? = nil, offset: Int? = nil, systemErrno: Int32 = 0) {
@@ -27,6 +28,15 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
         self.offset = offset
         self.systemErrno = systemErrno
+    }
+
+    /// The operating system's error number behind a failure with `extendedCode`: SQLite's own record of it
+    /// (`reported`, from `sqlite3_system_errno`), else for an I/O error the thread's `errno` read right after the
+    /// failing call (`threadErrno`; the caller clears it before the call). SQLite does not record it everywhere:
+    /// a write that fails inside COMMIT leaves `sqlite3_system_errno` at 0 while `errno` holds EFBIG or ENOSPC.
+    package static func systemErrno(reported: Int32, threadErrno: Int32, extendedCode: Int32) -> Int32 {
+        guard reported == 0, extendedCode & 0xFF == ResultCode.SQLITE_IOERR else { return reported }
+        return threadErrno
     }
 
     /// True for an I/O error caused by a full disk, a file-size limit (`ulimit -f`) or a full quota.

@@ -19,6 +19,8 @@ package final class Statement {
     @exclusivity(unchecked) private var columnIndexes: [String: Int32]?
     @exclusivity(unchecked) private var orderedColumnNames: [String?] = []
     @exclusivity(unchecked) private var nextColumnHint = 0
+    /// SQLite's count of this statement's re-preparations when ``columnIndexes`` was built.
+    @exclusivity(unchecked) private var columnIndexesPreparation: Int32 = -1
     private var storedKeyword: String?
     /// Whether SQLite holds a copy of a bound text or blob larger than ``largeValueBytes``.
     private var holdsLargeValue = false
@@ -270,11 +272,13 @@ package final class Statement {
     /// The corresponding C function is `sqlite3_step`.
     @discardableResult
     package func step() throws(SQLiteError) -> Bool {
+        errno = 0  // so that the errno read after a failure is this step's (see SQLiteError.systemErrno)
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         case let code:
-            let failure = error(code)
+            let threadErrno = errno  // before anything else can change it
+            let failure = error(code, threadErrno: threadErrno)
             sqlite3_reset(handle)
             throw failure
         }
@@ -353,8 +357,10 @@ package final class Statement {
     /// Records usually ask for their columns in result order, so the column after the last one found is
     /// tried first (one string comparison), before the dictionary.
     package func columnIndex(named name: String) -> Int32? {
-        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns.
-        if columnIndexes == nil || orderedColumnNames.count != Int(columnCount) {
+        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns, as
+        // many as before or not (a column dropped and another added): the re-preparation count tells.
+        let preparation = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if columnIndexes == nil || preparation != columnIndexesPreparation {
             var indexes: [String: Int32] = [:]
             var names: [String?] = []
             for index in 0..<columnCount {
@@ -365,6 +371,7 @@ package final class Statement {
             }
             columnIndexes = indexes
             orderedColumnNames = names
+            columnIndexesPreparation = preparation
         }
         if !orderedColumnNames.isEmpty {
             let hint = nextColumnHint < orderedColumnNames.count ? nextColumnHint : 0
@@ -477,10 +484,13 @@ package final class Statement {
         sqlite3_column_decltype(handle, index).map { String(cString: $0) }
     }
 
-    private func error(_ code: Int32) -> SQLiteError {
-        let extended = sqlite3_extended_errcode(connection)
+    /// The error of a call that returned `code`; `threadErrno` is the thread's errno right after a call that
+    /// may write (0 for others).
+    private func error(_ code: Int32, threadErrno: Int32 = 0) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(connection) == 0 ? code : sqlite3_extended_errcode(connection)
+        let systemErrno = SQLiteError.systemErrno(
+            reported: sqlite3_system_errno(connection), threadErrno: threadErrno, extendedCode: extended)
         return SQLiteError(
-            extendedCode: extended == 0 ? code : extended,
-            message: String(cString: sqlite3_errmsg(connection)), sql: sql, systemErrno: sqlite3_system_errno(connection))
+            extendedCode: extended, message: String(cString: sqlite3_errmsg(connection)), sql: sql, systemErrno: systemErrno)
     }
 }

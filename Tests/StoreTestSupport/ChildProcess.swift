@@ -80,3 +80,29 @@ public func runSQLiteShell(_ path: String, _ sql: String) throws -> ProcessResul
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: text, as: UTF8.self), stderr: "")
 }
+
+/// Quotes `text` for `/bin/sh`.
+public func quotedForShell(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// Runs `script` with `/bin/sh -c` (stdout discarded), killing it after `timeout` seconds; its exit status,
+/// whether a signal ended it, and its stderr.
+public func runShellScript(_ script: String, timeout: Double = 180) throws -> (status: Int32, signaled: Bool, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", script]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
+    if exited.wait(timeout: .now() + timeout) == .timedOut {
+        process.terminate()
+        exited.wait()
+    }
+    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+    return (process.terminationStatus, process.terminationReason == .uncaughtSignal, String(decoding: stderr, as: UTF8.self))
+}

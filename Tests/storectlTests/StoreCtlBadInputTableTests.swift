@@ -517,6 +517,42 @@ extension BadInputCase {
         }
     }
 
+    /// A one-record write whose COMMIT hits a file-size limit: the WAL, kept long by another connection, already
+    /// reaches past the limit, so the commit's few pages fail to append (SQLite leaves `sqlite3_system_errno` at 0
+    /// there; it was reported as `internal`). The 5,000-record case of the table fails before COMMIT instead.
+    @Test(arguments: [
+        ["insert", "nodes", #"{"name":"one more","x":1,"y":2}"#],
+        ["update", "nodes", "1", "--set", "name=renamed"],
+    ])
+    func aFullDiskAtTheCommitOfAOneRecordWriteIsDiskFull(_ arguments: [String]) throws {
+        try withTemporaryDirectory { directory in
+            let path = storePath(in: directory)
+            try makeSeededStore(path, in: directory)
+            // This connection stays open, so nobody checkpoints and resets the WAL: about 450 KB of it, far below
+            // the store's 1,000-page checkpoint, and past 128 blocks (64 KB for dash, 128 KB for bash).
+            let holder = try Store(path: path)
+            defer { holder.close() }
+            try holder.write { tx in
+                try tx.execute("CREATE TABLE padding (bytes BLOB)")
+                try tx.execute(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO padding SELECT randomblob(1000) FROM n")
+            }
+            let walSize = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+            #expect(walSize > 256 * 1024, "the WAL should reach past the limit: \(walSize) bytes")
+            let before = try Evidence(of: path, healthy: true)
+
+            let command = ([try storectlURL().path, "--db", path] + arguments).map(shellQuoted).joined(separator: " ")
+            let result = try shell("ulimit -f 128 && trap '' XFSZ && exec \(command)", directory: directory)
+
+            expectFailure(result, exit: 1, code: "disk_full", "a file size limit")
+            #expect(result.stderrLines.count == 1, "exactly one error line on stderr: \(result)")
+            #expect(try Evidence(of: path, healthy: true) == before, "the failed write changed the store")
+            // Without the limit the same write succeeds.
+            expectSuccess(try cli(["--db", path] + arguments, directory: directory))
+            expectSuccess(try cli(["--db", path, "check"]))
+        }
+    }
+
     @Test func theCasesHaveUniqueNames() {
         let names = BadInputCase.all.map(\.name)
         #expect(Set(names).count == names.count, "duplicate case names: \(names)")

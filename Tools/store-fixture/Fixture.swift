@@ -16,6 +16,16 @@ enum Fixture {
         }
     }
 
+    /// One commit inserting `rows` nodes whose names are `nameBytes` long: a write larger than SQLite's page cache
+    /// spills pages to the WAL before COMMIT.
+    static func writeBatch(path: String, rows: Int, nameBytes: Int) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        let padding = String(repeating: "p", count: max(0, nameBytes - 12))
+        _ = try store.repository(NodeVO.self, origin: "fixture-\(getpid())")
+            .insertAll((0..<rows).map { NodeVO(name: "\($0) " + padding, x: Double($0), y: 0) })
+    }
+
     /// A durable listener that records each delivered commit's sequence, then exits once it has
     /// acknowledged everything logged and nothing new came for a moment.
     static func consume(path: String, name: String, output: String, transactional: Bool, delayMilliseconds: Int) throws {

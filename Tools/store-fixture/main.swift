@@ -5,6 +5,7 @@
 //                                                        open DB (applying migrations), print the applied versions;
 //                                                        with `write`, insert node "after-migration" right after opening
 //   store-fixture write DB COUNT [INTERVAL_MS]           COUNT commits, each inserting node "<pid>-<i>" with x = wall time
+//   store-fixture write-batch DB ROWS NAME_BYTES         one commit inserting ROWS nodes, each name NAME_BYTES long
 //   store-fixture consume DB NAME OUT [transactional] [DELAY_MS]
 //                                                        durable listener NAME: append each delivered sequence to OUT
 //                                                        (transactional: record it in table `consumed` and acknowledge
@@ -16,19 +17,21 @@
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
 // Exit codes: 0 ok, 2 usage, 5 busy, 7 schema too new, 8 migration conflict, 1 anything else.
+// A failure prints `store-fixture: error[CODE]: DESCRIPTION` on stderr, CODE being the StoreError code.
 import Foundation
 import ObservableStore
 
 func fail(_ error: any Error) -> Never {
-    FileHandle.standardError.write(Data("store-fixture: \(error)\n".utf8))
-    let code: Int32 =
+    let code = (error as? StoreError)?.code.rawValue ?? "not_a_store_error"
+    FileHandle.standardError.write(Data("store-fixture: error[\(code)]: \(error)\n".utf8))
+    let status: Int32 =
         switch (error as? StoreError)?.code {
         case .busy?: 5
         case .schemaTooNew?: 7
         case .migrationConflict?: 8
         default: 1
         }
-    exit(code)
+    exit(status)
 }
 
 func usage() -> Never {
@@ -54,6 +57,8 @@ do {
         store.close()
     case "write" where arguments.count >= 3:
         try Fixture.write(path: arguments[1], count: Int(arguments[2]) ?? 0, intervalMilliseconds: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "write-batch" where arguments.count >= 4:
+        try Fixture.writeBatch(path: arguments[1], rows: Int(arguments[2]) ?? 0, nameBytes: Int(arguments[3]) ?? 0)
     case "consume" where arguments.count >= 4:
         try Fixture.consume(
             path: arguments[1], name: arguments[2], output: arguments[3], transactional: arguments.dropFirst(4).contains("transactional"),
