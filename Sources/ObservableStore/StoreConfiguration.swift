@@ -47,6 +47,12 @@ public struct StoreConfiguration: Sendable {
     /// Copy the database to `<path>.pre-NNNN.bak` (SQLite's backup API) before applying migrations to
     /// a store that already holds applied migrations. True by default.
     public var backupBeforeMigrating = true
+    /// How many pre-migration backups of each migration set to keep. After a migration run that took a
+    /// backup succeeds, the older backups of this database are removed, newest kept by the version in their
+    /// names (see ``MigrationBackup``). 3 by default: the last three upgrades can be undone, at the cost of
+    /// three copies of the file. 0 removes each backup once its run has succeeded (a failed run keeps it);
+    /// nil never removes any. A negative number makes opening throw ``StoreError/Code/invalidInput``.
+    public var keptMigrationBackups: Int? = 3
     /// How long to wait for another process that is migrating the same file. 30 s by default.
     public var migrationLockTimeout: Duration = .seconds(30)
     /// Who applies migrations, recorded in the history's `applied_by` (e.g. "MyApp 2.1").

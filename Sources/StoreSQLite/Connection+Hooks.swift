@@ -193,10 +193,7 @@ extension Connection {
     /// (`SQLITE_CHECKPOINT_PASSIVE`), as SQLite's automatic checkpoint does.
     package func checkpoint() throws(SQLiteError) {
         guard !isClosed else { return }
-        errno = 0
-        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        guard code == SQLITE_OK else { throw lastError(code, sql: nil, threadErrno: errno) }
-        walHook?.frames = 0
+        _ = try checkpoint(.passive)
     }
 
     /// Installs (or, with nil, removes) the callback SQLite calls before each row it inserts, updates

@@ -15,7 +15,8 @@ struct StoreCtl: ParsableCommand {
         version: "storectl \(Store.libraryVersion) (ObservableStore \(Store.libraryVersion))",
         subcommands: [
             Init.self, Info.self, Tables.self, Schema.self, Migrate.self, List.self, Get.self, Insert.self, Upsert.self,
-            Update.self, Delete.self, Watch.self, Listeners.self, Query.self, Check.self, Backup.self, Completion.self,
+            Update.self, Delete.self, Watch.self, Listeners.self, Query.self, Check.self, Backup.self, Backups.self, Checkpoint.self,
+            Completion.self,
             ExitCodesCommand.self, Demo.self,
         ]
     )

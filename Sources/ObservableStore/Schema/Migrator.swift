@@ -37,6 +37,7 @@ struct Migrator {
 
     /// Does what `policy` says at open.
     mutating func open(policy: StoreConfiguration.MigrationPolicy) throws {
+        if let kept = configuration.keptMigrationBackups { try MigrationBackup.checkKeepCount(kept) }
         switch policy {
         case .none: return
         case .validateOnly:
@@ -73,11 +74,15 @@ struct Migrator {
         try validate(history)
         let work = pending(history, limit: limit)
         guard let first = work.first else { return }
-        if let path, configuration.backupBeforeMigrating, !history.isEmpty {
+        let backsUp = configuration.backupBeforeMigrating && !history.isEmpty
+        if let path, backsUp {
             try backup(path: path, before: first)
         }
         for (set, migration) in work {
             try apply(migration, of: set, logged: logsSchemaChanges)
+        }
+        if let path, backsUp, let kept = configuration.keptMigrationBackups {
+            pruneBackups(of: path, keeping: kept)
         }
     }
 
@@ -176,8 +181,7 @@ struct Migrator {
     }
 
     private func backup(path: String, before first: (MigrationSet, Migration)) throws {
-        let setPart = first.0.name == MigrationSet.storeSetName ? "" : "\(first.0.name)-"
-        let backupPath = "\(path).pre-\(setPart)\(Migration.format(first.1.version)).bak"
+        let backupPath = MigrationBackup.path(for: path, set: first.0.name, version: first.1.version)
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: backupPath + suffix) }
         try StoreError.wrapping {
             let destination = try Connection(path: backupPath, mode: .readWrite(create: true), busyTimeoutMilliseconds: 1000)
@@ -185,6 +189,18 @@ struct Migrator {
             try connection.backup(to: destination, pagesPerStep: -1)
         }
         configuration.logger.info("backed up before migrating", metadata: ["backup": "\(backupPath)"])
+    }
+
+    /// Removes the backups beyond `kept` per set after a successful run (the lock is held). A failure is
+    /// logged, not thrown: the migrations are applied.
+    private func pruneBackups(of path: String, keeping kept: Int) {
+        do {
+            for backup in try MigrationBackup.prune(of: path, keeping: kept) {
+                configuration.logger.info("removed an old migration backup", metadata: ["backup": "\(backup.path)"])
+            }
+        } catch {
+            configuration.logger.warning("pruning the migration backups failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Applies one file. Returns false when another process applied it meanwhile.

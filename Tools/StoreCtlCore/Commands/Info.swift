@@ -5,8 +5,8 @@ import ObservableStore
 /// `storectl info`: an overview of the store; works on older and newer schemas.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the store's file, schema state, tables, records and last change.",
-        discussion: "Works on stores of any schema version.\n\nExample:\n  storectl info --db app.sqlite")
+        abstract: "Show the store's file, WAL, schema state, tables, records and last change.",
+        discussion: "Works on stores of any schema version. Read-only: the WAL's frames are read from its index, not checkpointed.\n\nExample:\n  storectl info --db app.sqlite")
 
     @OptionGroup var global: GlobalOptions
 
@@ -29,13 +29,24 @@ struct Info: ParsableCommand {
         }
         // Stores older than the change log have no sequence yet.
         let lastSequence = (try? store.lastSequence()) ?? 0
-        let size = (try? FileManager.default.attributesOfItem(atPath: global.path)[.size] as? Int) ?? 0
+        let size = Info.fileSize(global.path)
+        // Read from the WAL index: `info` never checkpoints.
+        let wal = store.walFrames() ?? CheckpointResult(walFrames: 0, checkpointedFrames: 0)
         global.output.object(
-            ["store", "size_bytes", "journal", "schema", "known_schema", "state", "tables", "records", "last_change_seq"],
             [
-                .text(global.path), .integer(Int64(size)), .text("wal"), .text(Migration.format(current)),
+                "store", "size_bytes", "journal", "wal_bytes", "wal_frames", "wal_checkpointed_frames", "schema", "known_schema",
+                "state", "tables", "records", "last_change_seq",
+            ],
+            [
+                .text(global.path), .integer(size), .text("wal"), .integer(Info.fileSize(global.path + "-wal")),
+                .integer(Int64(wal.walFrames)), .integer(Int64(wal.checkpointedFrames)), .text(Migration.format(current)),
                 .text(Migration.format(MigrationSet.store.latestVersion)), .text(state), .integer(Int64(tables)), .integer(records),
                 .integer(lastSequence),
             ])
+    }
+
+    /// The size of the file at `path` in bytes; 0 when there is none.
+    static func fileSize(_ path: String) -> Int64 {
+        Int64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
     }
 }
