@@ -16,11 +16,12 @@ final class Writer {
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
     /// Notices writes of programs that do not log, at the start of each write.
-    let foreignWrites = ForeignWriteDetector()
+    let foreignWrites: ForeignWriteDetector
 
     init(connection: Connection, changeLogLayout: ChangeLogLayout) {
         self.connection = connection
         self.changeLog = ChangeLog(layout: changeLogLayout)
+        self.foreignWrites = ForeignWriteDetector(databasePath: connection.path)
     }
 
     /// Whether the library's change-log tables exist in their current layout (a store migrated only part of

@@ -213,6 +213,31 @@ import Testing
         }
     }
 
+    @Test func aWALStartedOverByATruncatingCheckpointIsNotAForeignWrite() throws {
+        try withTemporaryStore { store, path in
+            let recorder = EventRecorder()
+            let token = store.listen("view") { recorder.record($0) }
+            let other = try Store(path: path)  // a second writer on the file, as another process's
+            defer { other.close() }
+            for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "other-\(index)", x: 0, y: 0)) }
+            #expect(recorder.wait(for: 20))
+            // Another process truncates the WAL; then this one, and the other store, write again.
+            let checkpoint = try run("storectl", ["--db", path, "checkpoint", "--mode", "truncate"])
+            #expect(checkpoint.status == 0, "\(checkpoint.stderr)")
+            usleep(300_000)  // longer than the feed's confirmation window
+            _ = try store.checkpoint(.truncate)
+            try store.repository(NodeVO.self).insert(NodeVO(name: "mine", x: 0, y: 0))
+            _ = try other.checkpoint(.truncate)
+            try other.repository(NodeVO.self).insert(NodeVO(name: "other-last", x: 0, y: 0))
+            #expect(recorder.wait(for: 22))
+            usleep(300_000)
+            #expect(!recorder.all.contains(.externalChange))
+            #expect(recorder.all.map(\.sequence) == (1...22).map { Optional($0) })
+            #expect(try store.commits(after: 0, limit: 100).filter(\.isExternalChange).isEmpty)
+            withExtendedLifetime(token) {}
+        }
+    }
+
     @Test func aNewStoresMigrationsAreNotLogged() throws {
         try withTemporaryStore { (store: Store, _: String) throws in
             #expect(try store.lastSequence() == 0)

@@ -11,8 +11,9 @@ import StoreSQLite
 /// own commit, so that every process sees it once, in its place in the order. Whoever logs a marker
 /// moves the log, so a foreign write is logged at most once, however many processes notice it.
 ///
-/// When other library writers committed in between as well, this writer cannot tell whether a foreign
-/// write came between them; those writers check for themselves (docs/OBSERVATION.md states the limit).
+/// A data version that moved while the WAL holds no committed frame is a WAL started over (a RESTART or
+/// TRUNCATE checkpoint), not a write. When other library writers committed in between as well, this
+/// writer cannot tell whether a foreign write came between them (docs/OBSERVATION.md states the limits).
 ///
 /// Used only inside writes (the writer's lock held); not thread-safe.
 final class ForeignWriteDetector {
@@ -26,6 +27,12 @@ final class ForeignWriteDetector {
     private var afterLastCommit: Mark?
     /// The log's last sequence and bookkeeping counter inside the open transaction, as far as known.
     private var current: (last: Int64, bookkeeping: Int64)?
+    /// The database file, whose `-shm` wal-index tells whether the WAL holds committed frames.
+    private let databasePath: String
+
+    init(databasePath: String) {
+        self.databasePath = databasePath
+    }
 
     /// Remembers where the file stands now, with nothing to report (at open, and after writes that did not
     /// go through ``check(on:)``). Reads in one transaction unless the caller is in one.
@@ -49,7 +56,14 @@ final class ForeignWriteDetector {
         let position = try ChangeLog.position(on: connection)
         current = (position.last, position.bookkeeping)
         guard let mark = afterLastCommit else { return false }
-        return position.last == mark.last && position.bookkeeping == mark.bookkeeping
+        return position.last == mark.last && position.bookkeeping == mark.bookkeeping && walHoldsCommits
+    }
+
+    /// Whether the WAL holds committed frames. When it holds none, the data version moved because the WAL
+    /// was started over (a RESTART or TRUNCATE checkpoint, or a writer restarting it before its first
+    /// commit), not because anything was committed. True when the wal-index cannot be read.
+    private var walHoldsCommits: Bool {
+        (Connection.walIndexFrames(databasePath: databasePath)?.walFrames ?? 1) > 0
     }
 
     /// Whether the log stands exactly at `expected` (last sequence and bookkeeping) inside the open write
@@ -57,7 +71,7 @@ final class ForeignWriteDetector {
     func logStands(at expected: LogPosition, on connection: Connection) throws -> Bool {
         let position = try ChangeLog.position(on: connection)
         current = (position.last, position.bookkeeping)
-        return position.last == expected.last && position.bookkeeping == expected.bookkeeping
+        return position.last == expected.last && position.bookkeeping == expected.bookkeeping && walHoldsCommits
     }
 
     /// The transaction appended a log row with `sequence`.
