@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "StoreSQLiteTests", dependencies: ["StoreSQLite", "StoreTestSupport"]),
         .testTarget(
             name: "ObservableStoreTests",
-            dependencies: ["ObservableStore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl"]
+            dependencies: ["ObservableStore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging]
         ),
         .testTarget(
             name: "storectlTests",

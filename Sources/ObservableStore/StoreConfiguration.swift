@@ -79,6 +79,19 @@ public struct StoreConfiguration: Sendable {
     package var changeLogLayout: ChangeLogLayout = .payloadPerCommit
     /// Where the store logs (swift-log). Quiet by default.
     public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Told about every error a listener's handler throws, with the listener's name (nil by default).
+    /// The error is also logged at warning level through ``logger``.
+    ///
+    /// A listener that throws loses only that event; a durable listener keeps the commit unacknowledged and
+    /// retries it. Called on the thread that ran the handler, right after it threw: be quick, and do not
+    /// wait for that listener's next event from here. Removing the listener from here is allowed.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// configuration.listenerErrorHandler = { name, error in metrics.count("listener_failure", tags: ["listener": name]) }
+    /// ```
+    public var listenerErrorHandler: (@Sendable (_ listener: String, _ error: any Error) -> Void)?
 
     /// The default configuration.
     public init() {}

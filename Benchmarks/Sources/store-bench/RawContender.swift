@@ -354,6 +354,8 @@ final class RawContender {
             return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
+        case .observeFanoutFiltered, .observeFanoutFilteredSingle:
+            return Measurement(unsupported: "a store case: the cost of the store's listener index")
         case .handoffFloor, .handoffOpenLoop:
             // The time from a call to DispatchQueue.global().async to its block, while the caller goes on
             // working for as long as one store commit takes (~40 µs), as a writer does. The closed loop waits

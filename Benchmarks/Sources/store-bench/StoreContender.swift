@@ -114,6 +114,8 @@ final class StoreContender {
             withExtendedLifetime(tokens) {}
             if workload == .memoryListeners { return Measurement(peakBytes: peakResidentBytes()) }
             return Measurement(seconds: elapsed / Double(Workload.fanoutCommits))
+        case .observeFanoutFiltered, .observeFanoutFilteredSingle:
+            return try filteredFanout(listeners: workload == .observeFanoutFiltered ? Workload.filteredFanoutListeners : 1)
         case .bigTable10k, .bigTable100k, .bigTable1M:
             try fill(workload.tableSize)
             // The changed rows come with the event: nothing to refetch.
@@ -136,6 +138,36 @@ final class StoreContender {
         case .crossProcess:
             return try crossProcess()
         }
+    }
+
+    /// `listeners` listeners, each filtered to one key of `nodes` (keys 1...listeners, or only the key every
+    /// commit updates); latency from just before COMMIT to the handler of the one listener each commit matches.
+    private func filteredFanout(listeners: Int) throws -> Measurement {
+        try fill(Workload.filteredFanoutListeners)  // commit 1
+        let latencies = LatencyBox()
+        let strays = LatencyBox()
+        let stamps = Stamps()
+        let target = Workload.filteredFanoutKey
+        let keys = listeners == 1 ? [target] : (1...Int64(listeners)).map { $0 }
+        let start = ContinuousClock.now
+        let tokens = keys.map { key in
+            store.listen("row-\(key)", filter: ChangeFilter(tables: ["nodes"], keys: [.integer(key)])) { event in
+                guard case .commit(let commit) = event else { return }
+                if key == target { latencies.add(wallClock() - stamps.get(commit.sequence)) } else { strays.add(0) }
+            }
+        }
+        let registration = seconds(since: start)
+        FileHandle.standardError.write(Data(String(format: "registering %d listeners: %.1f ms\n", listeners, registration * 1e3).utf8))
+        for index in 0..<Workload.latencyCommits {
+            try store.write { tx in
+                try tx.execute("UPDATE nodes SET x = ? WHERE id = ?", [Double(-index), target])
+                stamps.set(Int64(index + 2), wallClock())  // sequence = index + 2 after the fill
+            }
+        }
+        try check(latencies.wait(for: Workload.latencyCommits), "store filtered fanout events")
+        try check(strays.all.isEmpty, "store filtered fanout: only the matching listener is called")
+        withExtendedLifetime(tokens) {}
+        return Measurement(p50: percentile(latencies.all, 0.5), p99: percentile(latencies.all, 0.99))
     }
 
     /// A child process writes; this one listens. Latency from just before the child's COMMIT

@@ -47,6 +47,11 @@ enum Workload: String, CaseIterable {
     /// floor of a store that captures changes through that hook.
     case updateManyHookFloor = "update_many_hook_floor"
     case observeFanout = "observe_fanout"
+    /// 10,000 listeners, each filtered to one key of `nodes`; each commit updates one row, matching one of
+    /// them: commit → handler p50 and p99 of that one (run by the store only).
+    case observeFanoutFiltered = "observe_fanout_filtered"
+    /// observe_fanout_filtered with only the matching listener registered: the target is within 1.5× of this.
+    case observeFanoutFilteredSingle = "observe_fanout_filtered_single"
     case bulkInsertObserved = "observe_overhead"
     case bigTable10k = "big_table_observe_10k"
     case bigTable100k = "big_table_observe_100k"
@@ -66,6 +71,9 @@ enum Workload: String, CaseIterable {
     static let latencyCommits = 2_000
     static let fanoutListeners = 1_000
     static let fanoutCommits = 200
+    static let filteredFanoutListeners = 10_000
+    /// The row every commit of observe_fanout_filtered updates (the key of the matching listener).
+    static let filteredFanoutKey: Int64 = 5_000
     static let bigTableCommits = 200
 
     /// fetch_by_id's keys: `lookups` ids of the filled table, drawn from a fixed seed, the same for every contender.

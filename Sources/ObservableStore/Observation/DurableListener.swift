@@ -180,6 +180,7 @@ final class DurableListener: @unchecked Sendable {
             guard !stopped else { return }
             logger.warning(
                 "durable listener stopped at its cursor; retrying", metadata: ["listener": "\(name)", "error": "\(error)"])
+            store.configuration.listenerErrorHandler?(name, error)
             queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in self?.wake() }
             retryDelay = min(retryDelay * 2, 10)
         }

@@ -16,9 +16,13 @@ final class Listener: @unchecked Sendable {
     let name: String
     let filter: ChangeFilter
     let isImmediate: Bool
+    /// Whether this feeds a `changes()` stream: registered without a name (not in `listenerNames`, never replaced).
+    let isStream: Bool
     /// Called for each event; returns false when the listener's owner is gone (the listener then removes itself).
     private let handler: @Sendable (StoreEvent) throws -> Bool
     private let logger: Logger
+    /// The store's ``StoreConfiguration/listenerErrorHandler``: told about each error the handler throws.
+    private let errorHandler: (@Sendable (String, any Error) -> Void)?
     weak var center: ObservationCenter?
     /// Runs once when the listener is cancelled (a durable listener stops its pump).
     var onCancel: (@Sendable () -> Void)?
@@ -32,15 +36,17 @@ final class Listener: @unchecked Sendable {
     private var isCancelled = false
 
     init(
-        name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, logger: Logger,
-        handler: @escaping @Sendable (StoreEvent) throws -> Bool
+        name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false, logger: Logger,
+        errorHandler: (@Sendable (String, any Error) -> Void)? = nil, handler: @escaping @Sendable (StoreEvent) throws -> Bool
     ) {
         self.name = name
         self.filter = filter
         self.isImmediate = options.immediate
+        self.isStream = isStream
         self.buffer = EventBuffer(capacity: options.bufferSize)
         self.isHeld = held
         self.logger = logger
+        self.errorHandler = errorHandler
         self.handler = handler
     }
 
@@ -127,6 +133,7 @@ final class Listener: @unchecked Sendable {
                 logger.warning(
                     "listener threw; the event is skipped",
                     metadata: ["listener": "\(name)", "event": "\(event)", "error": "\(error)"])
+                errorHandler?(name, error)
             }
         }
     }

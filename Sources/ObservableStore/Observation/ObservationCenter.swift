@@ -9,7 +9,11 @@ import StoreSQLite
 
 /// The named listeners of a store, and the fan-out of each commit to them.
 ///
-/// `@unchecked Sendable`: `byName`, `channels` and the two snapshot arrays are guarded by `lock`;
+/// Listeners are indexed by the tables and keys of their filters (``ListenerIndex``): a commit costs in
+/// proportion to the listeners it may match, not to all of them, and registering one costs in proportion
+/// to its filter. `changes()` streams are listeners without a name (`streams`): not in ``names``.
+///
+/// `@unchecked Sendable`: `byName`, `streams`, `channels` and the two indexes are guarded by `lock`;
 /// `ownWriteInProgress` and `lastOwnWrite` by `ownWriteLock`; `lastPublished` by `publishLock`, which is held while a commit is handed over, so commits are
 /// published once each and in sequence order whether the writer or the feed found them. They are
 /// decoded and offered on `dispatchQueue`, a serial queue, in that order; a small commit is offered on
@@ -17,8 +21,9 @@ import StoreSQLite
 final class ObservationCenter: @unchecked Sendable {
     private let lock = NSLock()
     private var byName: [String: Listener] = [:]
-    private var immediateListeners: [Listener] = []
-    private var queuedListeners: [Listener] = []
+    private var streams = ListenerSet()
+    private var immediateIndex = ListenerIndex()
+    private var queuedIndex = ListenerIndex()
     private let dispatchQueue = DispatchQueue(label: "ObservableStore.dispatch")
     /// Runs listeners' drains when free (see ``DeliveryThread``); listeners fall back to the global queue.
     let deliveryThread: DeliveryThread
@@ -50,13 +55,20 @@ final class ObservationCenter: @unchecked Sendable {
         deliveryThread.stop()
     }
 
-    /// Registers `listener`, replacing (and cancelling) any listener of the same name.
-    /// When this returns, the replaced listener's handler is not running and will not run again.
+    /// Registers `listener`, replacing (and cancelling) any listener of the same name; a stream
+    /// (``Listener/isStream``) has no name to replace. When this returns, the replaced listener's handler
+    /// is not running and will not run again.
     func register(_ listener: Listener) {
         listener.center = self
         let replaced = lock.withLock { () -> Listener? in
+            if listener.isStream {
+                streams.insert(listener)
+                indexInsert(listener)
+                return nil
+            }
             let old = byName.updateValue(listener, forKey: listener.name)
-            rebuildSnapshots()
+            if let old { indexRemove(old) }
+            indexInsert(listener)
             return old
         }
         replaced?.cancel()
@@ -66,19 +78,23 @@ final class ObservationCenter: @unchecked Sendable {
     @discardableResult
     func remove(name: String) -> Bool {
         let removed = lock.withLock { () -> Listener? in
-            defer { rebuildSnapshots() }
-            return byName.removeValue(forKey: name)
+            let removed = byName.removeValue(forKey: name)
+            if let removed { indexRemove(removed) }
+            return removed
         }
         removed?.cancel()
         return removed != nil
     }
 
-    /// Removes `listener` if it is still the one registered under its name; cancels it either way.
+    /// Removes `listener` if it is still the one registered under its name (or a registered stream);
+    /// cancels it either way.
     func remove(_ listener: Listener) {
         lock.withLock {
-            if byName[listener.name] === listener {
+            if listener.isStream {
+                if streams.remove(listener) { indexRemove(listener) }
+            } else if byName[listener.name] === listener {
                 byName.removeValue(forKey: listener.name)
-                rebuildSnapshots()
+                indexRemove(listener)
             }
         }
         listener.cancel()
@@ -100,22 +116,32 @@ final class ObservationCenter: @unchecked Sendable {
             isClosed = true
             defer {
                 byName.removeAll()
+                streams = ListenerSet()
                 channels.removeAll()
-                rebuildSnapshots()
+                immediateIndex = ListenerIndex()
+                queuedIndex = ListenerIndex()
             }
-            return (Array(byName.values), channels.compactMap(\.channel))
+            return (immediateIndex.all.listeners + queuedIndex.all.listeners, channels.compactMap(\.channel))
         }
         for listener in listeners { listener.cancel() }
         for channel in open { channel.finish() }
         deliveryThread.stop()
     }
 
-    /// The names of the registered listeners, sorted.
+    /// The names of the registered listeners, sorted; `changes()` streams are not among them.
     var names: [String] { lock.withLock { byName.keys.sorted() } }
 
-    private func rebuildSnapshots() {
-        immediateListeners = byName.values.filter(\.isImmediate)
-        queuedListeners = byName.values.filter { !$0.isImmediate }
+    /// How many `changes()` streams are registered.
+    var streamCount: Int { lock.withLock { streams.count } }
+
+    /// Adds `listener` to its index; called with `lock` held.
+    private func indexInsert(_ listener: Listener) {
+        if listener.isImmediate { immediateIndex.insert(listener) } else { queuedIndex.insert(listener) }
+    }
+
+    /// Removes `listener` from its index; called with `lock` held.
+    private func indexRemove(_ listener: Listener) {
+        if listener.isImmediate { immediateIndex.remove(listener) } else { queuedIndex.remove(listener) }
     }
 
     // MARK: - Publishing, in sequence order, exactly once
@@ -193,7 +219,7 @@ final class ObservationCenter: @unchecked Sendable {
     /// in the log (pruned) become one gap event.
     private func catchUp(through last: Int64?, on connection: Connection) {
         // Nobody listens: move past the log without reading its payloads (a bulk commit's is megabytes).
-        if lock.withLock({ immediateListeners.isEmpty && queuedListeners.isEmpty }) {
+        if lock.withLock({ immediateIndex.isEmpty && queuedIndex.isEmpty }) {
             if let newest = last ?? (try? ChangeLog.position(on: connection).last), newest > lastPublished {
                 lastPublished = newest
             }
@@ -226,37 +252,50 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
-    /// Hands one commit to the listeners: immediate ones now, on this thread; the others through the
-    /// dispatch queue.
+    /// Hands one commit to the listeners it may match (see ``ListenerIndex``): immediate ones now, on this
+    /// thread; the others through the dispatch queue.
     private func deliver(_ logged: LoggedCommit) {
         if logged.isExternalChange { return offerToAll(.externalChange) }
-        let (immediate, queued) = lock.withLock { (immediateListeners, queuedListeners) }
+        // Copies of the indexes as they are now: a listener registered after this commit was published does
+        // not get it, even when the queue matches it later.
+        let (immediate, queued) = lock.withLock { (immediateIndex, queuedIndex) }
         guard !immediate.isEmpty || !queued.isEmpty else { return }
         let decoded = immediate.isEmpty ? nil : decode(logged)
         if let decoded {
-            for listener in immediate { deliver(decoded, sequence: logged.sequence, to: listener, immediately: true) }
+            for listener in immediate.listeners(for: decoded) {
+                deliver(decoded, sequence: logged.sequence, to: listener, immediately: true)
+            }
         }
         guard !queued.isEmpty else { return }
-        if logged.payload.count <= ObservationCenter.offerHereLimit, queued.count <= ObservationCenter.offerHereListeners,
+        if logged.payload.count <= ObservationCenter.offerHereLimit, queued.unfilteredCount <= ObservationCenter.offerHereListeners,
             queueIsIdle
         {
-            // A small commit for a few listeners, and every earlier event is already offered (all offers
-            // happen while publishing, so none can slip in between): decode and offer it here. The handler
-            // is then one thread hop away instead of two. Large commits, and fan-outs to many listeners, are
-            // handled on the queue, off the writer's thread.
+            // A small commit, and every earlier event is already offered (all offers happen while publishing,
+            // so none can slip in between): decode it here and, when it matches a few listeners, offer it
+            // here. The handler is then one thread hop away instead of two. Large commits, and fan-outs to
+            // many listeners, are handled on the queue, off the writer's thread.
             let commit = decoded ?? decode(logged)
-            for listener in queued { deliver(commit, sequence: logged.sequence, to: listener, immediately: false, warm: true) }
+            let listeners = queued.listeners(for: commit)
+            if listeners.count <= ObservationCenter.offerHereListeners {
+                for listener in listeners { deliver(commit, sequence: logged.sequence, to: listener, immediately: false, warm: true) }
+            } else {
+                onQueue {
+                    for listener in listeners { self.deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
+                }
+            }
             return
         }
         onQueue {
             let commit = decoded ?? self.decode(logged)
-            for listener in queued { self.deliver(commit, sequence: logged.sequence, to: listener, immediately: false) }
+            for listener in queued.listeners(for: commit) {
+                self.deliver(commit, sequence: logged.sequence, to: listener, immediately: false)
+            }
         }
     }
 
     /// The largest payload (bytes) decoded on the publishing thread rather than on the dispatch queue.
     static let offerHereLimit = 4096
-    /// The most queued listeners a commit is offered to on the publishing thread.
+    /// The most queued listeners a commit is offered to on the publishing thread (those it may match).
     static let offerHereListeners = 8
 
     /// Runs `body` on the dispatch queue, counted until it has run.
@@ -274,7 +313,7 @@ final class ObservationCenter: @unchecked Sendable {
     /// Hands an event that concerns everyone (gap, external change) to every listener in its place in
     /// the order: immediate listeners now, as they get commits; the others after the commits already queued.
     private func offerToAll(_ event: StoreEvent) {
-        let (immediate, queued) = lock.withLock { (immediateListeners, queuedListeners) }
+        let (immediate, queued) = lock.withLock { (immediateIndex.all.listeners, queuedIndex.all.listeners) }
         for listener in immediate { listener.deliverNow(event: event) }
         guard !queued.isEmpty else { return }
         onQueue {

@@ -91,8 +91,7 @@ extension Store {
     ) throws -> ListenerToken {
         let store = WeakReference(self)
         let reflected = LockedValue<Int64>(0)
-        let listener = Listener(name: name, filter: filter, options: options, held: true, logger: configuration.logger) {
-            event in
+        let listener = makeListener(name, filter: filter, options: options, held: true) { event in
             guard let store = store.object else { return false }
             var step = BindStep<Value>.refetch
             if case .commit(let commit) = event {

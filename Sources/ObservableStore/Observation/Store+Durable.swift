@@ -39,8 +39,7 @@ extension Store {
         }
         let durable = DurableListener(name: name, filter: filter, cursor: cursor, store: self, handler: handler)
         // A one-slot wake-up listener: events only start a pump; the pump reads the log itself.
-        let wakeUp = Listener(name: name, filter: .all, options: ListenerOptions(bufferSize: 1), logger: configuration.logger) {
-            _ in
+        let wakeUp = makeListener(name, filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
             durable.wake()
             return true
         }

@@ -7,7 +7,8 @@ extension Store {
     /// Registering a name again replaces the old listener atomically: when the call returns, the old
     /// handler is not running and never runs again. The listener lives until the returned token is
     /// cancelled or released, ``removeListener(_:)`` is called, or the name is registered again.
-    /// A handler that throws loses only that event (it is logged). A slow handler delays no one:
+    /// A handler that throws loses only that event: the error is logged at warning level and handed to
+    /// ``StoreConfiguration/listenerErrorHandler``. A slow handler delays no one:
     /// past ``ListenerOptions/bufferSize`` waiting commits it receives one `.gap` event instead.
     ///
     /// For example:
@@ -21,10 +22,11 @@ extension Store {
         _ name: String, filter: ChangeFilter = .all, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable (StoreEvent) throws -> Void
     ) -> ListenerToken {
-        register(Listener(name: name, filter: filter, options: options, logger: configuration.logger) { event in
-            try handler(event)
-            return true
-        })
+        register(
+            makeListener(name, filter: filter, options: options) { event in
+                try handler(event)
+                return true
+            })
     }
 
     /// Registers a typed listener for the records of `R`'s table; see ``listen(_:filter:options:handler:)``.
@@ -48,20 +50,25 @@ extension Store {
     }
 
     /// Registers a listener that lives as long as `owner`: the store holds `owner` weakly, and once it is
-    /// gone the listener removes itself. No token to keep; remove it early with ``removeListener(_:)``.
+    /// gone the listener removes itself (at its next event).
+    ///
+    /// The owner, not the token, controls the lifetime: the returned token may be discarded, and releasing
+    /// it does not remove the listener. Use it (or ``removeListener(_:)``) to remove the listener early;
+    /// ``ListenerToken/isCancelled`` tells whether it is gone.
     ///
     /// For example:
     ///
     /// ```swift
     /// store.listen("first-view", owner: view, filter: .table("user_info")) { view, event in view.refresh() }
     /// ```
+    @discardableResult
     public func listen<Owner: AnyObject & Sendable>(
         _ name: String, owner: Owner, filter: ChangeFilter = .all, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable (Owner, StoreEvent) throws -> Void
-    ) {
+    ) -> ListenerToken {
         let weakOwner = WeakReference(owner)
-        _ = register(
-            Listener(name: name, filter: filter, options: options, logger: configuration.logger) { event in
+        return register(
+            makeListener(name, filter: filter, options: options) { event in
                 guard let owner = weakOwner.object else { return false }
                 try handler(owner, event)
                 return true
@@ -75,20 +82,38 @@ extension Store {
         observation.remove(name: name)
     }
 
-    /// The names of the registered listeners, sorted.
+    /// The names of the registered listeners, sorted. ``changes(filter:bufferSize:)`` streams have no
+    /// name and are not listed.
     public var listenerNames: [String] { observation.names }
 
     /// The commits matching `filter`, as an `AsyncSequence`. See ``StoreEvents``.
+    ///
+    /// The stream is registered from this call on (no commit after it is missed), without a name: it is
+    /// not in ``listenerNames`` and cannot be replaced or removed by name. It is removed when its
+    /// iteration ends (the loop exits, the iterating task is cancelled, the store closes) or when the
+    /// sequence and its iterator are both released.
     public func changes(filter: ChangeFilter = .all, bufferSize: Int = 1024) -> StoreEvents {
         let channel = EventChannel(capacity: bufferSize)
         // The channel bounds the backlog; the listener only hands events over.
-        channel.token = listen(
-            "changes-\(UUID().uuidString)", filter: filter, options: ListenerOptions(bufferSize: .max)
+        let listener = makeListener(
+            "changes-\(UUID().uuidString)", filter: filter, options: ListenerOptions(bufferSize: .max), isStream: true
         ) { [weak channel] event in
             channel?.push(event)
+            return true
         }
+        channel.attach(register(listener))
         observation.track(channel)
         return StoreEvents(channel: channel)
+    }
+
+    /// A listener with this store's logger and listener error handler.
+    func makeListener(
+        _ name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false,
+        handler: @escaping @Sendable (StoreEvent) throws -> Bool
+    ) -> Listener {
+        Listener(
+            name: name, filter: filter, options: options, held: held, isStream: isStream, logger: configuration.logger,
+            errorHandler: configuration.listenerErrorHandler, handler: handler)
     }
 
     func register(_ listener: Listener, detached: Bool = false) -> ListenerToken {

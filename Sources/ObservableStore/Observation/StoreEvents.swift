@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The sequence buffers up to its size; a consumer that falls further behind receives one `.gap`
 /// event naming the commits it missed, never silence. It ends when the iterating task is cancelled
-/// or the store closes. Iterate it from one task.
+/// or the store closes. Iterate it once, from one task: when that iteration ends (the loop exits, or the
+/// iterator is released), the sequence ends too and its listener is removed.
 ///
 /// For example:
 ///
@@ -21,33 +22,49 @@ public struct StoreEvents: AsyncSequence, Sendable {
 
     /// Makes the iterator.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(channel: channel)
+        Iterator(iteration: Iteration(channel: channel))
     }
 
     /// Waits for the next event.
     public struct Iterator: AsyncIteratorProtocol {
-        let channel: EventChannel
+        let iteration: Iteration
 
         /// The next event, or nil once the sequence ended.
         public mutating func next() async -> StoreEvent? {
-            await channel.next()
+            await iteration.channel.next()
         }
+    }
+
+    /// One iteration of the sequence: ends it when the iterator is released (a `for await` loop that exits).
+    final class Iteration: Sendable {
+        let channel: EventChannel
+        init(channel: EventChannel) { self.channel = channel }
+        deinit { channel.finish() }
     }
 }
 
 /// The bounded hand-over between a listener (producer, any thread) and one async consumer.
 ///
-/// `@unchecked Sendable`: `buffer`, `waiter` and `isFinished` are guarded by `lock`.
+/// `@unchecked Sendable`: `buffer`, `waiter`, `isFinished` and `token` are guarded by `lock`.
 final class EventChannel: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer: EventBuffer
     private var waiter: CheckedContinuation<StoreEvent?, Never>?
     private var isFinished = false
-    /// The listener feeding the channel; released (and so cancelled) with the channel.
-    var token: ListenerToken?
+    /// The listener feeding the channel: cancelled when the channel finishes, or released with it.
+    private var token: ListenerToken?
 
     init(capacity: Int) {
         buffer = EventBuffer(capacity: capacity)
+    }
+
+    /// Sets the listener that feeds the channel; cancels it at once if the channel already finished.
+    func attach(_ token: ListenerToken) {
+        let finished = lock.withLock { () -> Bool in
+            if !isFinished { self.token = token }
+            return isFinished
+        }
+        if finished { token.cancel() }
     }
 
     /// Hands `event` to the waiting consumer, or buffers it.
@@ -80,13 +97,14 @@ final class EventChannel: @unchecked Sendable {
         }
     }
 
-    /// Ends the sequence: the consumer gets what is buffered, then nil.
+    /// Ends the sequence and removes its listener: the consumer gets what is buffered, then nil.
     func finish() {
-        let waiting = lock.withLock { () -> CheckedContinuation<StoreEvent?, Never>? in
+        let (waiting, listener) = lock.withLock { () -> (CheckedContinuation<StoreEvent?, Never>?, ListenerToken?) in
             isFinished = true
-            defer { waiter = nil }
-            return waiter
+            defer { (waiter, token) = (nil, nil) }
+            return (waiter, token)
         }
         waiting?.resume(returning: nil)
+        listener?.cancel()
     }
 }

@@ -20,81 +20,99 @@ public protocol RowDecodable {
     init(row: RowReader) throws
 }
 
-/// The current row of a fetch, for ``RowDecodable``. Columns are found by name, fastest when read in the
-/// order they were selected; a missing column or a value of the wrong storage class throws.
+/// The current row of a fetch, or a row of an event, for ``RowDecodable``. Columns are found by name,
+/// fastest when read in the order they were selected; a missing column or a value of the wrong storage class throws.
 public struct RowReader {
-    let statement: Statement
+    private let source: Source
 
-    // Int64, Double, String and Date are read straight from the statement (one column lookup each), not
-    // through a `ColumnDecoder`: a record reads every column of every row it fetches.
+    /// Where the values are: a statement's current row (a fetch), or a ``Row`` (an event's old or new row).
+    private enum Source {
+        case statement(Statement)
+        case row(Row)
+    }
+
+    /// Reads the current row of `statement`.
+    init(statement: Statement) { source = .statement(statement) }
+    /// Reads `row`.
+    init(row: Row) { source = .row(row) }
+
+    // Each accessor reads through a `ColumnReader` specialized for its source: a fetch reads every column
+    // of every row it fetches, straight from the statement.
 
     /// The integer in `column`.
     public func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
-        try read(type, column, "INTEGER", statement.integerValue)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .row(let row): try ColumnReader(source: row).decode(type, column)
+        }
     }
     /// The number in `column`.
     public func decode(_ type: Double.Type, _ column: String) throws -> Double {
-        try read(type, column, "REAL", statement.numberValue)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .row(let row): try ColumnReader(source: row).decode(type, column)
+        }
     }
     /// The text in `column`.
     public func decode(_ type: String.Type, _ column: String) throws -> String {
-        try read(type, column, "TEXT", statement.textValue)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .row(let row): try ColumnReader(source: row).decode(type, column)
+        }
     }
     /// The date in `column` (RFC 3339 text, or seconds since 1970).
     public func decode(_ type: Date.Type, _ column: String) throws -> Date {
-        try read(type, column, "a date", statement.date)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .row(let row): try ColumnReader(source: row).decode(type, column)
+        }
     }
     /// The value in `column`, of any `Decodable` type a record property may have.
-    public func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
+    public func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T {
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .row(let row): try ColumnReader(source: row).decode(type, column)
+        }
+    }
 
     /// The integer in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
-        try readIfPresent(type, column, "INTEGER", statement.integerValue)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
+        }
     }
     /// The text in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
-        try readIfPresent(type, column, "TEXT", statement.textValue)
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
+        }
     }
     /// The value in `column`, nil for NULL or no such column.
     public func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
-        try present(column).map { try $0.decode(type) }
-    }
-
-    private func decoder(_ column: String) throws -> ColumnDecoder<Statement> {
-        ColumnDecoder(statement: statement, index: try index(of: column), column: column)
-    }
-
-    /// `column`'s value as `value` reads it, or the error `ColumnDecoder` throws when it reads nil (a value
-    /// that is not the `expected` kind, NULL included).
-    private func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
-        let index = try index(of: column)
-        guard let result = value(index) else { throw mismatch(type, expected, index, column) }
-        return result
-    }
-
-    /// Like ``read(_:_:_:_:)``, nil for NULL or no such column.
-    private func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
-        guard let index = statement.columnIndex(named: column) else { return nil }
-        if let result = value(index) { return result }
-        guard statement.isNull(at: index) else { throw mismatch(type, expected, index, column) }
-        return nil
-    }
-
-    private func index(of column: String) throws -> Int32 {
-        guard let index = statement.columnIndex(named: column) else {
-            throw DecodingError.keyNotFound(
-                ColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column) in the row"))
+        switch source {
+        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
         }
-        return index
+    }
+}
+
+/// ``RowDecodable`` decoding of a ``Row``, and of a record type that may or may not conform.
+extension RowReader {
+    /// `type` read from `row`: through ``RowDecodable`` when it conforms (as fetches do), else through
+    /// `Decodable`. Throws `DecodingError`.
+    static func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        if let readable = T.self as? any RowDecodable.Type {
+            return try decode(as: readable, from: row) as T
+        }
+        return try RowDecoder.decode(type, from: row)
     }
 
-    /// The error `ColumnDecoder` throws for the same mismatch.
-    private func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
-        ColumnDecoder(statement: statement, index: index, column: column).mismatch(type, expected)
-    }
-
-    private func present(_ column: String) -> ColumnDecoder<Statement>? {
-        guard let index = statement.columnIndex(named: column), !statement.isNull(at: index) else { return nil }
-        return ColumnDecoder(statement: statement, index: index, column: column)
+    /// One row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T` (the caller's cast opened it).
+    private static func decode<T, Fast: RowDecodable>(as fast: Fast.Type, from row: Row) throws -> T {
+        let value = try Fast(row: RowReader(row: row))
+        guard let typed = value as? T else { preconditionFailure("\(Fast.self) is not \(T.self)") }
+        return typed
     }
 }

@@ -70,12 +70,13 @@ extension Row: ColumnSource {
 }
 
 extension Row {
-    /// Decodes the row as a `T` (columns by name), as records are decoded from the database.
+    /// Decodes the row as a `T` (columns by name), as records are decoded from the database: through
+    /// ``RowDecodable`` when `T` conforms, else through `Decodable`. Typed events decode their rows so.
     ///
     /// Throws ``StoreError/Code/invalidInput`` naming the column that does not fit.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            return try RowDecoder.decode(type, from: self)
+            return try RowReader.decode(type, from: self)
         } catch let error as DecodingError {
             throw StoreError(.invalidInput, "cannot decode \(T.self): \(error.summary)")
         }

@@ -1,0 +1,71 @@
+import Foundation
+import StoreSQLite
+
+/// ``RowReader``'s accessors for one kind of source (a statement's current row, or a ``Row``), specialized
+/// for it: Int64, Double, String and Date are read straight from the source (one column lookup each), not
+/// through a `ColumnDecoder`.
+struct ColumnReader<Source: ColumnSource> {
+    let source: Source
+
+    func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
+        try read(type, column, "INTEGER", source.integerValue)
+    }
+    func decode(_ type: Double.Type, _ column: String) throws -> Double {
+        try read(type, column, "REAL", source.numberValue)
+    }
+    func decode(_ type: String.Type, _ column: String) throws -> String {
+        try read(type, column, "TEXT", source.textValue)
+    }
+    func decode(_ type: Date.Type, _ column: String) throws -> Date {
+        try read(type, column, "a date", source.date)
+    }
+    func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
+
+    func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
+        try readIfPresent(type, column, "INTEGER", source.integerValue)
+    }
+    func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
+        try readIfPresent(type, column, "TEXT", source.textValue)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+        try present(column).map { try $0.decode(type) }
+    }
+
+    private func decoder(_ column: String) throws -> ColumnDecoder<Source> {
+        ColumnDecoder(statement: source, index: try index(of: column), column: column)
+    }
+
+    /// `column`'s value as `value` reads it, or the error `ColumnDecoder` throws when it reads nil (a value
+    /// that is not the `expected` kind, NULL included).
+    private func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
+        let index = try index(of: column)
+        guard let result = value(index) else { throw mismatch(type, expected, index, column) }
+        return result
+    }
+
+    /// Like ``read(_:_:_:_:)``, nil for NULL or no such column.
+    private func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
+        guard let index = source.columnIndex(named: column) else { return nil }
+        if let result = value(index) { return result }
+        guard source.isNull(at: index) else { throw mismatch(type, expected, index, column) }
+        return nil
+    }
+
+    private func index(of column: String) throws -> Int32 {
+        guard let index = source.columnIndex(named: column) else {
+            throw DecodingError.keyNotFound(
+                ColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column) in the row"))
+        }
+        return index
+    }
+
+    /// The error `ColumnDecoder` throws for the same mismatch.
+    private func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
+        ColumnDecoder(statement: source, index: index, column: column).mismatch(type, expected)
+    }
+
+    private func present(_ column: String) -> ColumnDecoder<Source>? {
+        guard let index = source.columnIndex(named: column), !source.isNull(at: index) else { return nil }
+        return ColumnDecoder(statement: source, index: index, column: column)
+    }
+}
