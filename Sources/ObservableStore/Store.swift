@@ -113,6 +113,9 @@ public final class Store: Sendable {
             feed.onForeignWrite = { [weak self] position in
                 DispatchQueue.global().async { [weak self] in self?.logForeignWrite(seenAt: position) }
             }
+            feed.onOwnWritesSettled = { [weak self] in
+                DispatchQueue.global().async { [weak self] in self?.logForeignWriteSinceLastCommit() }
+            }
             feed.start()
         }
         configuration.logger.debug("opened store", metadata: ["path": "\(path)"])
@@ -248,9 +251,10 @@ public final class Store: Sendable {
                 writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
                 origin: origin, on: connection)
             var bumped = false
-            if logged == nil, feed != nil, connection.totalChanges != changesBefore {
-                // Rows changed but nothing is logged (rolled-back savepoints, internal tables): the file
-                // still changes, so tell other processes it was the library, not a foreign writer.
+            if logged == nil, feed != nil, connection.totalChanges != changesBefore || transaction.mayHaveChangedSchema {
+                // Rows changed but nothing is logged (rolled-back savepoints, internal tables), or a statement
+                // ran that may change the file without changing rows (a PRAGMA that writes the header): the
+                // file may still change, so tell other processes it was the library, not a foreign writer.
                 try ChangeLog.bumpBookkeeping(on: connection)
                 bumped = true
             }
@@ -307,6 +311,25 @@ public final class Store: Sendable {
         } catch {
             configuration.logger.warning("could not log a foreign write; telling this process's listeners only", metadata: ["error": "\(error)"])
             observation.publishExternalChange()
+        }
+    }
+
+    /// This process has stopped writing: takes the writer's turn and logs a foreign write made since its
+    /// last commit, if any (``ForeignWriteDetector/check(on:)``), which the feed may have taken for that
+    /// commit. Failures are logged: the next write checks again.
+    func logForeignWriteSinceLastCommit() {
+        do {
+            try writer.sync { writer in
+                let connection = writer.connection
+                var marker: LoggedCommit?
+                try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer) }
+                writer.foreignWrites.didCommit(on: connection)
+                guard let marker else { return }
+                writer.changeLog.didCommit(on: connection)
+                observation.publishOwn(marker, on: connection)
+            }
+        } catch {
+            configuration.logger.warning("could not check for a foreign write", metadata: ["error": "\(error)"])
         }
     }
 

@@ -238,6 +238,22 @@ import Testing
         }
     }
 
+    @Test func aLibraryWriteThatChangesOnlyTheHeaderIsNotAForeignWrite() throws {
+        try withTemporaryStore { store, path in
+            let recorder = EventRecorder()
+            let token = store.listen("view") { recorder.record($0) }
+            let other = try Store(path: path)  // a second writer on the file, as another process's
+            defer { other.close() }
+            try other.write { try $0.execute("PRAGMA user_version = 77") }  // no row, no log entry
+            usleep(300_000)  // longer than the feed's confirmation window: nothing may come
+            try store.repository(NodeVO.self).insert(NodeVO(name: "mine", x: 0, y: 0))
+            #expect(recorder.wait(for: 1))
+            usleep(300_000)
+            #expect(recorder.all.map(\.sequence) == [1])
+            withExtendedLifetime(token) {}
+        }
+    }
+
     @Test func aNewStoresMigrationsAreNotLogged() throws {
         try withTemporaryStore { (store: Store, _: String) throws in
             #expect(try store.lastSequence() == 0)

@@ -35,6 +35,32 @@ import Testing
         }
     }
 
+    @Test func watchPrintsAForeignWriteAndAMigrationInTheirPlaceInTheLog() throws {
+        try withTemporaryDirectory { directory in
+            let path = try initStore(in: directory)
+            try withStore(path) { store in
+                _ = try store.repository(NodeVO.self).insert(NodeVO(name: "before", x: 0, y: 0))
+                // The store is open (idle) while the shell writes: it logs the foreign write.
+                let shell = try runSQLiteShell(path, "INSERT INTO nodes (name, x, y) VALUES ('shell', 1, 1);")
+                #expect(shell.status == 0, "\(shell.stdout)")
+                let deadline = Date().addingTimeInterval(20)
+                while try store.lastSequence() < 2, Date() < deadline { usleep(1_000) }
+                #expect(try store.lastSequence() == 2, "the foreign write was not logged within 20 s")
+                _ = try store.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
+            }
+            let migrations = try writeMigrationFolder(["0001_tags.sql": "CREATE TABLE tags (id INTEGER PRIMARY KEY);"], named: "extra", in: directory)
+            let migrated = try run("store-fixture", ["migrate", path, "extra", migrations.path])
+            #expect(migrated.status == 0, "\(migrated.stderr)")
+            let result = try cli(["--db", path, "watch", "--since", "0", "--timeout", "2s"], timeout: 60)
+            expectSuccess(result)
+            let events = try jsonLines(result)
+            #expect(events.map { $0["seq"] as? Int } == [1, 2, 3, 4], "\(result.stdout)")
+            #expect(events.map { ($0["event"] as? String) ?? ($0["op"] as? String) } == ["insert", "external_change", "insert", "schema_changed"])
+            #expect(events[3]["origin"] as? String == "migration:extra/0001_tags", "\(result.stdout)")
+            #expect(events.allSatisfy { ($0["ts"] as? String)?.hasSuffix("Z") == true }, "\(result.stdout)")
+        }
+    }
+
     @Test func watchIsNDJSONWhateverTheFormat() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)

@@ -48,6 +48,11 @@ final class ChangeFeed: @unchecked Sendable {
     /// foreign write. The store logs it (so that every process and durable listener sees it in order) and
     /// publishes it. Without it, this process's listeners get `.externalChange` directly. Set before ``start()``.
     var onForeignWrite: (@Sendable (LogPosition) -> Void)?
+    /// Called on the feed thread once this process has stopped writing, after each burst of its writes: the
+    /// store asks its writer whether a foreign write came after its last commit. Set before ``start()``.
+    var onOwnWritesSettled: (@Sendable () -> Void)?
+    /// The end of the burst of own writes last verified (feed thread only).
+    private var verifiedOwnWrites: ContinuousClock.Instant?
 
     init(
         databasePath: String, center: ObservationCenter, pollInterval: Duration, busyTimeoutMilliseconds: Int32,
@@ -148,7 +153,20 @@ final class ChangeFeed: @unchecked Sendable {
             }
             lastCheck = ContinuousClock.now
             check()
+            verifyAfterOwnWrites()
         }
+    }
+
+    /// Once this process has stopped writing (for ``ownWriteWindow``), asks its writer whether a foreign
+    /// write came after its last commit: a check of the feed that saw the writer's commit and a foreign
+    /// write together took them for the writer's commit alone. While this process keeps writing, each
+    /// write checks for itself.
+    private func verifyAfterOwnWrites() {
+        guard let onOwnWritesSettled, let lastWrite = center.lastOwnWriteEnd, lastWrite != verifiedOwnWrites,
+            !center.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
+        else { return }
+        verifiedOwnWrites = lastWrite
+        onOwnWritesSettled()
     }
 
     /// `duration` in whole milliseconds, for `poll(2)`.

@@ -173,6 +173,11 @@ final class ObservationCenter: @unchecked Sendable {
         }
     }
 
+    /// When this process's writer last ended its work (nil before its first write).
+    var lastOwnWriteEnd: ContinuousClock.Instant? {
+        ownWriteLock.withLock { lastOwnWrite }
+    }
+
     /// Whether this process's writer is at work, or stopped within `window` from now.
     func isWriting(orWroteWithin window: Duration) -> Bool {
         ownWriteLock.withLock { ownWriteInProgress || (lastOwnWrite.map { ContinuousClock.now - $0 < window } ?? false) }

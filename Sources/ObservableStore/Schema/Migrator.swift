@@ -114,13 +114,18 @@ struct Migrator {
         }
     }
 
-    /// Refuses a file that belongs to another application (a different non-zero application id).
-    func checkApplicationID() throws {
-        let id = try StoreError.wrapping {
+    /// `PRAGMA application_id` of the file (0 when never set).
+    private func applicationID() throws -> Int32 {
+        try StoreError.wrapping {
             let statement = try connection.cachedStatement("PRAGMA application_id")
             defer { statement.reset() }
             return try statement.step() ? Int32(truncatingIfNeeded: statement.int64(at: 0)) : 0
         }
+    }
+
+    /// Refuses a file that belongs to another application (a different non-zero application id).
+    func checkApplicationID() throws {
+        let id = try applicationID()
         guard id == 0 || id == Store.applicationID else {
             throw StoreError(
                 .notAStore,
@@ -176,8 +181,14 @@ struct Migrator {
 
     // MARK: - Writing
 
+    /// Creates the history table and sets the application id, unless both are there already: a write to a
+    /// store in use that the change log does not explain would look like another program's to other processes.
     private func bootstrap() throws {
-        try connection.inTransaction { try StoreError.wrapping { try connection.execute(Migrator.bootstrapSQL) } }
+        guard try !historyTableExists() || applicationID() != Store.applicationID else { return }
+        try connection.inTransaction {
+            try StoreError.wrapping { try connection.execute(Migrator.bootstrapSQL) }
+            if try ChangeLog.hasMarkers(on: connection) { try ChangeLog.bumpBookkeeping(on: connection) }
+        }
     }
 
     private func backup(path: String, before first: (MigrationSet, Migration)) throws {
