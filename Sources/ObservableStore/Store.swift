@@ -160,7 +160,7 @@ public final class Store: Sendable {
         return try writer.sync { writer in try runWrite(on: writer, origin: origin, body).value }
     }
 
-    /// Like ``write(origin:_:)``, and also returns the sequence number of the commit the write made, to
+    /// Like ``write(origin:_:)-8xja0``, and also returns the sequence number of the commit the write made, to
     /// match it with the event listeners receive for it (``Commit/sequence``). Reading
     /// ``lastSequence()`` afterwards would race with other writers.
     ///
