@@ -6,8 +6,10 @@ import StoreSQLite
 /// and the migrations applied when it opens.
 ///
 /// `Store` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
-/// reads run on reader connections and never wait for writes. Every closure runs synchronously on
-/// the calling thread's behalf; the `async` variants do not block the caller's thread.
+/// reads run on reader connections and do not wait for writes (a read beyond
+/// ``StoreConfiguration/maximumReaderCount`` waits for a free reader; an in-memory store reads on its
+/// writer). Every closure runs synchronously on the calling thread's behalf; the `async` variants do not
+/// block the caller's thread.
 ///
 /// For example:
 ///
