@@ -22,6 +22,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
+        // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system libsqlite3 (Debian: libsqlite3-dev). Only StoreSQLite imports it.

@@ -1,4 +1,4 @@
-/// What ``Store/writeReturningCommit(origin:_:)`` returns: the closure's value and the commit's sequence.
+/// What ``Store/writeReturningCommit(origin:_:)-8v096`` returns: the closure's value and the commit's sequence.
 public struct CommittedWrite<Value> {
     /// What the write's closure returned.
     public let value: Value

@@ -6,8 +6,10 @@ import StoreSQLite
 /// and the migrations applied when it opens.
 ///
 /// `Store` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
-/// reads run on reader connections and never wait for writes. Every closure runs synchronously on
-/// the calling thread's behalf; the `async` variants do not block the caller's thread.
+/// reads run on reader connections and do not wait for writes (a read beyond
+/// ``StoreConfiguration/maximumReaderCount`` waits for a free reader; an in-memory store reads on its
+/// writer). Every closure runs synchronously on the calling thread's behalf; the `async` variants do not
+/// block the caller's thread.
 ///
 /// For example:
 ///
@@ -163,7 +165,7 @@ public final class Store: Sendable {
         return try writer.sync { writer in try runWrite(on: writer, origin: origin, body).value }
     }
 
-    /// Like ``write(origin:_:)``, and also returns the sequence number of the commit the write made, to
+    /// Like ``write(origin:_:)-8xja0``, and also returns the sequence number of the commit the write made, to
     /// match it with the event listeners receive for it (``Commit/sequence``). Reading
     /// ``lastSequence()`` afterwards would race with other writers.
     ///

@@ -36,7 +36,8 @@ public struct StoreConfiguration: Sendable {
     public var synchronous: Synchronous = .normal
     /// How long a connection waits for a lock before failing with ``StoreError/Code/busy``. 5 s by default.
     public var busyTimeout: Duration = .seconds(5)
-    /// The most reader connections kept open at once (reads never wait for the writer). 4 by default.
+    /// The most reader connections kept open at once (reads do not wait for the writer; one more waits for a
+    /// free reader). 4 by default; 0 reads on the writer connection.
     public var maximumReaderCount: Int = 4
     /// Create the file when it does not exist. True by default; storectl opens existing stores with false.
     public var createIfMissing = true

@@ -1,6 +1,6 @@
 import StoreSQLite
 
-/// The handle a ``Store/write(_:)`` or ``Store/read(_:)`` closure works with: raw SQL, records, savepoints.
+/// The handle a ``Store/write(origin:_:)-8xja0`` or ``Store/read(_:)-3slq4`` closure works with: raw SQL, records, savepoints.
 ///
 /// Everything done through one `Transaction` commits or rolls back together. A transaction is
 /// valid only inside its closure and only on the thread that runs the closure: do not keep it or

@@ -1,5 +1,5 @@
 /// Typed access to one table: each call runs in its own transaction (reads on a reader connection,
-/// writes on the writer). Group several calls into one transaction with ``Store/write(_:)`` and the
+/// writes on the writer). Group several calls into one transaction with ``Store/write(origin:_:)-8xja0`` and the
 /// same methods on ``Transaction``.
 ///
 /// For example:
@@ -12,7 +12,7 @@
 public struct Repository<R: Record>: Sendable {
     /// The store this repository reads and writes.
     public let store: Store
-    /// The origin tag of this repository's commits (see ``Store/write(origin:_:)``).
+    /// The origin tag of this repository's commits (see ``Store/write(origin:_:)-8xja0``).
     public let origin: String?
 
     /// A repository of `store`; usually made with ``Store/repository(_:origin:)``.
