@@ -116,7 +116,7 @@ public final class Store: Sendable {
                 DispatchQueue.global().async { [weak self] in self?.logForeignWrite(seenAt: position) }
             }
             feed.onOwnWritesSettled = { [weak self] in
-                DispatchQueue.global().async { [weak self] in self?.logForeignWriteSinceLastCommit() }
+                DispatchQueue.global().async { [weak self] in self?.logForeignWrite(seenAt: nil) }
             }
             feed.start()
         }
@@ -288,50 +288,32 @@ public final class Store: Sendable {
         return marker
     }
 
-    /// The change feed saw the file change while the log stood at `position`, and the log has not moved
-    /// since: a foreign write, unless a library writer of another process is still to commit. Takes the
-    /// writer's turn and, if the log still stands at `position` then, logs and publishes the foreign write
-    /// (if it moved, whoever moved it reported or hid the write, and the feed publishes from the log).
-    /// When that write fails, listeners of this process are still told, without a log row.
-    func logForeignWrite(seenAt position: LogPosition) {
+    /// Takes the writer's turn and, in a transaction of its own, logs and publishes a foreign write if there
+    /// was one. Called by the change feed:
+    /// - with `position`, when it saw the file change while the log stood there: a foreign write if the log
+    ///   still stands there (if it moved, whoever moved it logged or hid the write, and the feed publishes
+    ///   from the log). When logging fails, this process's listeners are still told, without a log row.
+    /// - with nil, once this process stopped writing: a foreign write if the file changed since the writer's
+    ///   last commit with the log standing still (``ForeignWriteDetector/check(on:)``); the feed may have
+    ///   taken it for that commit. A failure is logged: the next write checks again.
+    func logForeignWrite(seenAt position: LogPosition?) {
         do {
             try writer.sync { writer in
                 let connection = writer.connection
                 var marker: LoggedCommit?
                 try connection.inTransaction {
-                    let foreign = try writer.foreignWrites.logStands(at: position, on: connection)
-                    if foreign {
-                        marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: connection)
-                        writer.foreignWrites.didAppend(marker!.sequence)
-                    }
+                    let detector = writer.foreignWrites
+                    guard try position.map({ try detector.logStands(at: $0, on: connection) }) ?? detector.check(on: connection)
+                    else { return }
+                    marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: connection)
+                    detector.didAppend(marker!.sequence)
                 }
-                guard let marker else { return }
-                writer.changeLog.didCommit(on: connection)
                 writer.foreignWrites.didCommit(on: connection)
-                observation.publishOwn(marker, on: connection)
+                if let marker { observation.publishOwn(marker, on: connection) }
             }
         } catch {
-            configuration.logger.warning("could not log a foreign write; telling this process's listeners only", metadata: ["error": "\(error)"])
-            observation.publishExternalChange()
-        }
-    }
-
-    /// This process has stopped writing: takes the writer's turn and logs a foreign write made since its
-    /// last commit, if any (``ForeignWriteDetector/check(on:)``), which the feed may have taken for that
-    /// commit. Failures are logged: the next write checks again.
-    func logForeignWriteSinceLastCommit() {
-        do {
-            try writer.sync { writer in
-                let connection = writer.connection
-                var marker: LoggedCommit?
-                try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer) }
-                writer.foreignWrites.didCommit(on: connection)
-                guard let marker else { return }
-                writer.changeLog.didCommit(on: connection)
-                observation.publishOwn(marker, on: connection)
-            }
-        } catch {
-            configuration.logger.warning("could not check for a foreign write", metadata: ["error": "\(error)"])
+            configuration.logger.warning("could not log a foreign write", metadata: ["error": "\(error)"])
+            if position != nil { observation.publishExternalChange() }
         }
     }
 

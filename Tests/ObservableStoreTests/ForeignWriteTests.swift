@@ -213,12 +213,20 @@ import Testing
         }
     }
 
-    @Test func aWALStartedOverByATruncatingCheckpointIsNotAForeignWrite() throws {
+    /// A store with a recording listener, and a second store on the same file, as another process's writer.
+    private func withSecondWriter(_ body: (_ store: Store, _ other: Store, _ recorder: EventRecorder, _ path: String) throws -> Void) throws {
         try withTemporaryStore { store, path in
             let recorder = EventRecorder()
             let token = store.listen("view") { recorder.record($0) }
-            let other = try Store(path: path)  // a second writer on the file, as another process's
+            let other = try Store(path: path)
             defer { other.close() }
+            try body(store, other, recorder, path)
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func aWALStartedOverByATruncatingCheckpointIsNotAForeignWrite() throws {
+        try withSecondWriter { store, other, recorder, path in
             for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "other-\(index)", x: 0, y: 0)) }
             #expect(recorder.wait(for: 20))
             // Another process truncates the WAL; then this one, and the other store, write again.
@@ -234,23 +242,17 @@ import Testing
             #expect(!recorder.all.contains(.externalChange))
             #expect(recorder.all.map(\.sequence) == (1...22).map { Optional($0) })
             #expect(try store.commits(after: 0, limit: 100).filter(\.isExternalChange).isEmpty)
-            withExtendedLifetime(token) {}
         }
     }
 
     @Test func aLibraryWriteThatChangesOnlyTheHeaderIsNotAForeignWrite() throws {
-        try withTemporaryStore { store, path in
-            let recorder = EventRecorder()
-            let token = store.listen("view") { recorder.record($0) }
-            let other = try Store(path: path)  // a second writer on the file, as another process's
-            defer { other.close() }
+        try withSecondWriter { store, other, recorder, _ in
             try other.write { try $0.execute("PRAGMA user_version = 77") }  // no row, no log entry
             usleep(300_000)  // longer than the feed's confirmation window: nothing may come
             try store.repository(NodeVO.self).insert(NodeVO(name: "mine", x: 0, y: 0))
             #expect(recorder.wait(for: 1))
             usleep(300_000)
             #expect(recorder.all.map(\.sequence) == [1])
-            withExtendedLifetime(token) {}
         }
     }
 
