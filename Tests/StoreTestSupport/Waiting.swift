@@ -84,7 +84,10 @@ public final class ThreadJob<Value: Sendable>: Sendable {
     /// Starts `body` on a new thread.
     public init(_ body: @escaping @Sendable () -> Value) {
         let result = self.result
-        Thread { result.withLock { $0 = [body()] } }.start()
+        Thread {
+            let value = body()  // outside the lock: a waiter must be able to give up meanwhile
+            result.withLock { $0 = [value] }
+        }.start()
     }
 
     /// Waits for the job at most `seconds`; its result, or nil if it has not finished by then.
