@@ -5,7 +5,7 @@ import Testing
 @testable import ObservableStore
 
 /// Commits of other processes reach this process's listeners (real child processes, one file).
-@Suite struct ChangeFeedTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct ChangeFeedTests {
     private func nodeNames(_ recorder: EventRecorder) -> [String] {
         recorder.changes.compactMap { $0.new?.value("name", as: String.self) }
     }
@@ -60,12 +60,10 @@ import Testing
         try withTemporaryStore { store, path in
             let recorder = EventRecorder()
             let token = store.listen("cache") { recorder.record($0) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sqlite3)
-            process.arguments = [path, "INSERT INTO nodes (name, x, y) VALUES ('from the shell', 1, 2);"]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let shell = try RunningProcess(
+                executable: URL(fileURLWithPath: sqlite3), [path, "INSERT INTO nodes (name, x, y) VALUES ('from the shell', 1, 2);"]
+            ).wait()
+            #expect(shell.status == 0, "\(shell.stderr)")
             #expect(recorder.wait(for: 1))
             #expect(recorder.all == [.externalChange])
             // The row is there; the log holds a marker for it, with no changes (which rows changed is unknown).
@@ -92,7 +90,7 @@ import Testing
             _ = try other.pruneChangeLog()
             try other.repository(NodeVO.self).insert(NodeVO(name: "real", x: 0, y: 0))
             #expect(recorder.wait(for: 1))
-            usleep(300_000)  // longer than the feed's confirmation window
+            usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
             #expect(recorder.all.count == 1)
             #expect(recorder.commits.map(\.sequence) == [1])
             withExtendedLifetime((token, durable)) {}
@@ -113,7 +111,7 @@ import Testing
                 // 400 appends of 64 KiB, more than SQLite's page cache holds: spilled to the WAL as they come.
                 for _ in 0..<400 {
                     try tx.execute("INSERT INTO blobs VALUES (randomblob(65536))")
-                    usleep(500)
+                    usleep(500)  // spreads the appends over time, orders nothing
                 }
             }
             let elapsed = ContinuousClock.now - started

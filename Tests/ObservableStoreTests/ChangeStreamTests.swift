@@ -5,7 +5,7 @@ import Testing
 @testable import ObservableStore
 
 /// `changes()` streams: kept out of the named listeners, and released when their iteration ends.
-@Suite struct ChangeStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct ChangeStreamTests {
     @Test func streamsAreNotNamedListeners() async throws {
         try await withTemporaryStore { store, _ in
             let events = store.changes(filter: .table("nodes"))
@@ -26,19 +26,22 @@ import Testing
     @Test func cancellingTheConsumingTaskReleasesTheStream() async throws {
         try await withTemporaryStore { store, _ in
             let events = store.changes()  // kept alive below, after the task ends
-            let started = LockedCounter()
+            let started = Locked(0)
             let reader = Task {
-                for await _ in events { started.increment() }
+                for await _ in events { started.withLock { $0 += 1 } }
             }
             try await store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
-            #expect(await eventually { started.value >= 0 })  // iterating
+            try await waitUntil("the reader to receive the commit") { started.value >= 1 }  // iterating
             reader.cancel()
-            await reader.value
-            #expect(await eventually { store.observation.streamCount == 0 })
+            try await value(of: reader, "the cancelled reader to end")
+            try await waitUntil("the stream to be released") { store.observation.streamCount == 0 }
             // A commit after that reaches no stream, and iterating again ends at once.
             try await store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
-            var again = events.makeAsyncIterator()
-            #expect(await again.next() == nil)
+            let endsAtOnce = try await withDeadline("a released stream's new iteration to end") {
+                var again = events.makeAsyncIterator()
+                return await again.next() == nil
+            }
+            #expect(endsAtOnce)
             withExtendedLifetime(events) {}
         }
     }
@@ -77,14 +80,4 @@ import Testing
             #expect(events == nil && store.observation.streamCount == 0)
         }
     }
-}
-
-/// Polls `condition` every millisecond for at most 20 s; returns whether it came to hold.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
 }

@@ -6,7 +6,7 @@ import Testing
 /// Writer processes and scanning readers at once on one store file: nothing fails while the busy timeout
 /// holds, nothing is lost, and a listening process sees every commit once, in order.
 /// `STORE_CONTENTION_WRITERS` × `STORE_CONTENTION_COMMITS` (4 × 2,000 by default).
-@Suite(.serialized) struct ContentionTests {
+@Suite(.serialized, .timeLimit(.minutes(10)), .tags(.processes)) struct ContentionTests {
     static var writers: Int { ProcessInfo.processInfo.environment["STORE_CONTENTION_WRITERS"].flatMap(Int.init) ?? 4 }
     static var commitsPerWriter: Int {
         ProcessInfo.processInfo.environment["STORE_CONTENTION_COMMITS"].flatMap(Int.init) ?? 2_000
@@ -27,13 +27,11 @@ import Testing
             defer { token.cancel() }
 
             // Readers: two threads scanning through the library, one thread running `storectl` processes.
-            let running = LockedCounter()
-            running.set(1)
-            let scans = LockedCounter()
-            scans.set(0)
-            let readerFailures = FailureLog()
+            let running = Locked(1)
+            let scans = Locked(0)
+            let readerFailures = Recorder<String>()
             let readers = (0..<2).map { _ in
-                ThreadRunner {
+                ThreadJob {
                     var lastCount: Int64 = 0
                     while running.value > 0 {
                         do {
@@ -43,23 +41,23 @@ import Testing
                                     try tx.fetchValue("SELECT count(DISTINCT name) FROM nodes").flatMap(Int64.fromDatabaseValue) ?? -2
                                 )
                             }
-                            if count != distinct || count < lastCount { readerFailures.add("scan saw \(count) rows, \(distinct) distinct, after \(lastCount)") }
+                            if count != distinct || count < lastCount { readerFailures.append("scan saw \(count) rows, \(distinct) distinct, after \(lastCount)") }
                             lastCount = count
-                            scans.increment()
+                            scans.withLock { $0 += 1 }
                         } catch {
-                            readerFailures.add("scan failed: \(error)")
+                            readerFailures.append("scan failed: \(error)")
                         }
                     }
                 }
             }
-            let shellReader = ThreadRunner {
+            let shellReader = ThreadJob {
                 while running.value > 0 {
                     do {
                         let result = try run("storectl", ["--db", path, "--format", "csv", "query", "SELECT count(*) AS n FROM nodes"])
-                        if result.status != 0 { readerFailures.add("storectl query exited \(result.status): \(result.stderr)") }
-                        scans.increment()
+                        if result.status != 0 { readerFailures.append("storectl query exited \(result.status): \(result.stderr)") }
+                        scans.withLock { $0 += 1 }
                     } catch {
-                        readerFailures.add("storectl query: \(error)")
+                        readerFailures.append("storectl query: \(error)")
                     }
                 }
             }
@@ -68,10 +66,9 @@ import Testing
             let processes = try (0..<writers).map { _ in
                 try RunningProcess("store-fixture", ["write", path, "\(commitsPerWriter)"])
             }
-            let results = processes.map { $0.wait() }
-            running.set(0)
-            readers.forEach { $0.join() }
-            shellReader.join()
+            let results = processes.map { $0.wait(timeout: 480) }  // 4 × 2,000 commits on a busy machine
+            running.value = 0
+            for reader in readers + [shellReader] { try reader.result("a reader thread to stop", timeout: 60) }
 
             for result in results {
                 #expect(result.status == 0, "a writer failed (no error may escape while the busy timeout holds): \(result.stderr)")
@@ -112,30 +109,4 @@ import Testing
             print("contention: \(writers) writer processes × \(commitsPerWriter) commits, \(scans.value) concurrent scans, \(commits.count) events in order")
         }
     }
-}
-
-/// Messages collected from several threads.
-private final class FailureLog: @unchecked Sendable {
-    // @unchecked: `messages` is guarded by `lock`.
-    private let lock = NSLock()
-    private var messages: [String] = []
-
-    func add(_ message: String) { lock.withLock { messages.append(message) } }
-    var all: [String] { lock.withLock { messages } }
-}
-
-/// A thread running `body` once; `join` waits for it.
-private final class ThreadRunner: @unchecked Sendable {
-    // @unchecked: `done` is a semaphore; `body` runs on the thread only.
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [done] in
-            body()
-            done.signal()
-        }
-        thread.start()
-    }
-
-    func join() { done.wait() }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// A writer process killed with SIGKILL at random moments, many times, reopened after each kill.
 /// Cycles: 200 by default (`STORE_CRASH_CYCLES` for more); 50 with `synchronous=FULL`.
-@Suite(.serialized) struct CrashTests {
+@Suite(.serialized, .timeLimit(.minutes(10)), .tags(.processes)) struct CrashTests {
     struct Acknowledged: Hashable {
         var sequence: Int64
         var tag: String
@@ -46,7 +46,7 @@ import Testing
             for cycle in 0..<cycles {
                 let writer = try RunningProcess(
                     "store-fixture", ["crash-writer", path] + (full ? ["full"] : []) + (powerLoss ? ["power-loss"] : []))
-                usleep(UInt32.random(in: 20_000...90_000, using: &generator))
+                usleep(UInt32.random(in: 20_000...90_000, using: &generator))  // a random moment to kill at, orders nothing
                 writer.kill()
                 let result = writer.wait()
                 // Shared memory does not survive a power cut; SQLite rebuilds it from the WAL.

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct DeliveryThreadTests {
+@Suite(.timeLimit(.minutes(3))) struct DeliveryThreadTests {
     @Test(arguments: [Duration.zero, .microseconds(200)])
     func runsHandedWorkElsewhereAndRefusesWhileBusy(spinWindow: Duration) throws {
         let thread = DeliveryThread(spinWindow: spinWindow)
@@ -17,11 +17,11 @@ import Testing
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let caller = pthread_self()
-        let ranElsewhere = Box(false)
+        let ranElsewhere = Locked(false)
         #expect(thread.tryRun {
             ranElsewhere.value = pthread_equal(pthread_self(), caller) == 0
             started.signal()
-            release.wait()
+            release.wait(seconds: helperWaitSeconds)
         })
         #expect(started.wait(timeout: .now() + 10) == .success)
         #expect(ranElsewhere.value)
@@ -49,8 +49,8 @@ import Testing
         // for the fan-out, which must never use the thread.
         try withTemporaryStore { store, _ in
             let thread = store.observation.deliveryThread
-            let names = ThreadNames()
-            let one = store.listen("one") { _ in names.add(Thread.current.name ?? "") }
+            let names = Recorder<String>()
+            let one = store.listen("one") { _ in names.append(Thread.current.name ?? "") }
             // A small commit is offered here only when nothing waits on the store's dispatch queue; with the
             // whole test suite blocking global-queue threads, that queue can be slow to run. Let it drain
             // first, and allow a few commits.
@@ -66,8 +66,8 @@ import Testing
             one.cancel()
             // 20 listeners: more than a commit is offered to on the writer's thread; the dispatch queue
             // fans out through the global queue, never the delivery thread.
-            names.clear()
-            let many = (0..<20).map { index in store.listen("view-\(index)") { _ in names.add(Thread.current.name ?? "") } }
+            names.removeAll()
+            let many = (0..<20).map { index in store.listen("view-\(index)") { _ in names.append(Thread.current.name ?? "") } }
             let beforeFanOut = thread.offerCount
             try store.repository(NodeVO.self).insert(NodeVO(name: "b", x: 0, y: 0))
             try waitUntil { names.all.count == 20 }
@@ -86,7 +86,7 @@ import Testing
             let token = store.listen("idle") { recorder.record($0) }
             try store.repository(NodeVO.self).insert(NodeVO(name: "once", x: 0, y: 0))
             #expect(recorder.wait(for: 1))
-            let clock = Box(clockid_t(0))
+            let clock = Locked(clockid_t(0))
             let found = DispatchSemaphore(value: 0)
             let deadline = ContinuousClock.now + .seconds(10)
             while !store.observation.deliveryThread.tryRun({
@@ -94,9 +94,9 @@ import Testing
                 found.signal()
             }) && ContinuousClock.now < deadline { usleep(100) }
             #expect(found.wait(timeout: .now() + 10) == .success)
-            usleep(50_000)
+            usleep(50_000)  // lets time pass: past the spin window
             let before = cpuSeconds(clock.value)
-            usleep(500_000)
+            usleep(500_000)  // lets time pass: the idle interval measured
             let used = cpuSeconds(clock.value) - before
             #expect(used < 0.01, "delivery thread CPU seconds while idle: \(used)")
             withExtendedLifetime(token) {}
@@ -111,7 +111,7 @@ import Testing
         defer { thread.stop() }
         let cpu = try #require(firstAllowedCPU())
         let pinned = DispatchSemaphore(value: 0)
-        let pinnedThere = Box(false)
+        let pinnedThere = Locked(false)
         #expect(thread.tryRun {
             pinnedThere.value = pin(to: cpu)
             pinned.signal()
@@ -122,7 +122,7 @@ import Testing
         // Watched from the busy thread while it runs: spinning pauses (for the policy's first pause, 5 ms)
         // once the delivery thread gets its CPU back after losing it for a time slice.
         let busyForAWhile = DispatchSemaphore(value: 0)
-        let pausedWhileBusy = Box(false)
+        let pausedWhileBusy = Locked(false)
         let busy = Thread {
             defer { busyForAWhile.signal() }
             guard pin(to: cpu) else { return }
@@ -169,20 +169,4 @@ private func pin(to cpu: Int) -> Bool {
     var set = cpu_set_t()
     withUnsafeMutableBytes(of: &set) { $0[cpu / 8] = 1 << (cpu % 8) }
     return affinityCall("sched_setaffinity")?(0, MemoryLayout<cpu_set_t>.size, &set) == 0
-}
-
-/// The names of the threads handlers ran on.
-private final class ThreadNames: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var names: [String] = []
-    func add(_ name: String) { lock.withLock { names.append(name) } }
-    func clear() { lock.withLock { names.removeAll() } }
-    var all: [String] { lock.withLock { names } }
-}
-
-/// A value shared with a closure on another thread, read after a semaphore says it was written.
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

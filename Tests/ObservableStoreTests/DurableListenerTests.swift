@@ -5,17 +5,8 @@ import Testing
 @testable import ObservableStore
 
 /// Durable listeners: cursors in the store, replay after restart, acknowledgement, retention.
-@Suite struct DurableListenerTests {
-    final class Received: @unchecked Sendable {
-        // @unchecked: guarded by `lock`.
-        private let lock = NSLock()
-        private var events: [DurableEvent] = []
-        func append(_ event: DurableEvent) { lock.withLock { events.append(event) } }
-        var sequences: [Int64] {
-            lock.withLock { events.compactMap { if case .commit(let d) = $0 { d.commit.sequence } else { nil } } }
-        }
-        var all: [DurableEvent] { lock.withLock { events } }
-    }
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct DurableListenerTests {
+    typealias Received = Recorder<DurableEvent>
 
     private func insert(_ store: Store, _ count: Int, from start: Int = 0) throws {
         for index in start..<(start + count) {
@@ -75,11 +66,11 @@ import Testing
     @Test func aThrowingHandlerLeavesTheCommitUnacknowledged() throws {
         struct Flaky: Error {}
         try withTemporaryStore { store, _ in
-            let attempts = LockedCounter()
+            let attempts = Locked(-1)
             let received = Received()
             let token = try store.listenDurably("flaky") { event in
                 if case .commit(let delivery) = event, delivery.commit.sequence == 2 {
-                    attempts.set(attempts.value + 1)
+                    attempts.withLock { $0 += 1 }
                     if attempts.value < 3 { throw Flaky() }
                 }
                 received.append(event)
@@ -122,7 +113,7 @@ import Testing
             let gate = DispatchSemaphore(value: 0)
             let received = Received()
             let token = try store.listenDurably("lagging") { event in
-                if case .commit(let delivery) = event, delivery.commit.sequence == 5 { gate.wait() }
+                if case .commit(let delivery) = event, delivery.commit.sequence == 5 { gate.wait(seconds: helperWaitSeconds) }
                 received.append(event)
             }
             try insert(store, 30)
@@ -207,5 +198,12 @@ import Testing
             #expect(lines.count - Set(lines).count <= 1)
             #expect(lines == lines.sorted())
         }
+    }
+}
+
+extension Recorder where Element == DurableEvent {
+    /// The sequences of the commits received so far.
+    var sequences: [Int64] {
+        all.compactMap { if case .commit(let delivery) = $0 { delivery.commit.sequence } else { nil } }
     }
 }

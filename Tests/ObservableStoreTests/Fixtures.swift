@@ -68,12 +68,9 @@ struct Sample: Record, Equatable {
     }
 }
 
-/// Collects values from several threads; read them after the work is done.
-final class Collector<Element: Sendable>: @unchecked Sendable {
-    // @unchecked: `items` is guarded by `lock`.
-    private let lock = NSLock()
-    private var items: [Element] = []
-
-    func append(_ item: Element) { lock.withLock { items.append(item) } }
-    var all: [Element] { lock.withLock { items } }
+extension Change {
+    /// "op table key", e.g. "delete nodes 3", for compact assertions.
+    var summary: String {
+        "\(operation.rawValue) \(table) \(key.map(\.description).joined(separator: ","))"
+    }
 }

@@ -6,15 +6,15 @@ import Testing
 
 /// Writes by programs that do not log their changes (the `sqlite3` shell) reach every listener once, in
 /// their place in the sequence order, whatever else is writing; so do migrations made by another process.
-@Suite(.timeLimit(.minutes(3))) struct ForeignWriteTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct ForeignWriteTests {
     /// Inserts a node every `interval` on its own thread until stopped; counts the writes that returned.
     private final class SteadyWriter: @unchecked Sendable {
-        // @unchecked: `stopped` and `failure` are guarded by `lock`; `written` is a LockedValue.
+        // @unchecked: `stopped` and `failure` are guarded by `lock`; `written` is a Locked.
         private let lock = NSLock()
         private var stopped = false
         private var failure: (any Error)?
         private let done = DispatchSemaphore(value: 0)
-        let written = LockedValue(0)
+        let written = Locked(0)
 
         init(store: Store, every interval: Duration) {
             let microseconds = UInt32(interval.components.attoseconds / 1_000_000_000_000)
@@ -30,7 +30,7 @@ import Testing
                     }
                     index += 1
                     written.value = index
-                    usleep(microseconds)
+                    usleep(microseconds)  // the writer's pace, not an ordering
                 }
             }
         }
@@ -80,7 +80,7 @@ import Testing
             let (writes, error) = steady.stop()
             #expect(error == nil, "\(String(describing: error))")
             #expect(recorder.wait(for: writes + 1))
-            usleep(300_000)  // longer than the feed's confirmation window: nothing more may come
+            usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
             let events = recorder.all
             #expect(events.filter { $0 == .externalChange }.count == 1)
             let marker = try onlyMarker(in: store)
@@ -101,7 +101,7 @@ import Testing
             let result = child.wait()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(recorder.wait(for: 201))
-            usleep(300_000)
+            usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
             let events = recorder.all
             #expect(events.filter { $0 == .externalChange }.count == 1)
             let marker = try onlyMarker(in: store)
@@ -124,7 +124,7 @@ import Testing
             let written = try store.writeReturningCommit { try $0.insert(NodeVO(name: "library", x: 0, y: 0)) }
             #expect(written.sequence == 2)
             #expect(recorder.wait(for: 2))
-            usleep(300_000)
+            usleep(300_000)  // lets time pass: nothing more may come
             #expect(recorder.all.map(\.sequence) == [nil, 2])
             withExtendedLifetime(token) {}
         }
@@ -133,12 +133,12 @@ import Testing
     @Test func aDurableListenerGetsAShellWriteOnceInItsPlaceAndNotAgainAfterARestart() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("store.sqlite").path
-            let received = LockedValue<[DurableEvent]>([])
+            let received = Recorder<DurableEvent>()
             var writes = 0
             do {
                 let store = try Store(path: path)
                 defer { store.close() }
-                let token = try store.listenDurably("mailer") { event in received.value.append(event) }
+                let token = try store.listenDurably("mailer") { event in received.append(event) }
                 let steady = SteadyWriter(store: store, every: .milliseconds(5))
                 #expect(steady.waitForWrites(5))
                 let shell = try runSQLiteShell(path, "INSERT INTO user_info (id, name) VALUES ('shell', 'from the shell');")
@@ -147,27 +147,27 @@ import Testing
                 let stopped = steady.stop()
                 #expect(stopped.error == nil)
                 writes = stopped.writes
-                try waitUntil { received.value.count >= writes + 1 }
-                usleep(300_000)
+                try waitUntil { received.count >= writes + 1 }
+                usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
                 let marker = try onlyMarker(in: store)
-                #expect(Self.sequences(received.value, externalAt: marker) == Array(1...Int64(writes + 1)))
+                #expect(Self.sequences(received.all, externalAt: marker) == Array(1...Int64(writes + 1)))
                 withExtendedLifetime(token) {}
             }
             // After a restart the cursor stands past everything: nothing is delivered again.
             let store = try Store(path: path)
             defer { store.close() }
-            let again = LockedValue<[DurableEvent]>([])
-            let token = try store.listenDurably("mailer") { event in again.value.append(event) }
-            usleep(300_000)
-            #expect(again.value.isEmpty)
+            let again = Recorder<DurableEvent>()
+            let token = try store.listenDurably("mailer") { event in again.append(event) }
+            usleep(300_000)  // lets time pass: nothing may come
+            #expect(again.all.isEmpty)
             // Replayed from the start, the external change comes once, in its place.
             token.cancel()
             try store.resetDurableListener("mailer", to: 0)
-            let replay = try store.listenDurably("mailer") { event in again.value.append(event) }
-            try waitUntil { again.value.count >= writes + 1 }
-            usleep(200_000)
+            let replay = try store.listenDurably("mailer") { event in again.append(event) }
+            try waitUntil { again.count >= writes + 1 }
+            usleep(200_000)  // lets time pass: nothing more may come
             let marker = try onlyMarker(in: store)
-            #expect(Self.sequences(again.value, externalAt: marker) == Array(1...Int64(writes + 1)))
+            #expect(Self.sequences(again.all, externalAt: marker) == Array(1...Int64(writes + 1)))
             withExtendedLifetime(replay) {}
         }
     }
@@ -185,11 +185,11 @@ import Testing
     @Test func anotherProcesssMigrationIsASchemaChangeInOrderAndBoundValuesReadAgain() throws {
         try withTemporaryStore { store, path in
             try store.repository(UserInfo.self).insert(UserInfo(id: "me", name: "Ada"))
-            let names = LockedValue<[String?]>([])
-            let bound = try store.bindAndFire("header.name", UserInfo.self, key: "me", \.name) { names.value.append($0) }
+            let names = Recorder<String?>()
+            let bound = try store.bindAndFire("header.name", UserInfo.self, key: "me", \.name) { names.append($0) }
             let recorder = EventRecorder()
             let token = store.listen("all") { recorder.record($0) }
-            #expect(names.value == ["Ada"])
+            #expect(names.all == ["Ada"])
             try withTemporaryDirectory { directory in
                 let folder = try writeMigrationFolder(
                     [
@@ -201,7 +201,7 @@ import Testing
                 #expect(result.status == 0, "\(result.stderr)")
             }
             #expect(recorder.wait(for: 2))
-            try waitUntil { names.value.last == "Ada (migrated)" }
+            try waitUntil { names.all.last == "Ada (migrated)" }
             let commits = recorder.commits
             #expect(commits.map(\.sequence) == [2, 3])
             #expect(commits.first?.schemaChanged == true)
@@ -232,13 +232,15 @@ import Testing
             // Another process truncates the WAL; then this one, and the other store, write again.
             let checkpoint = try run("storectl", ["--db", path, "checkpoint", "--mode", "truncate"])
             #expect(checkpoint.status == 0, "\(checkpoint.stderr)")
-            usleep(300_000)  // longer than the feed's confirmation window
+            // Lets the feed look at the truncated WAL before this process writes again (orders nothing the
+            // assertions need: looking later would make the test weaker, not fail it).
+            usleep(300_000)
             _ = try store.checkpoint(.truncate)
             try store.repository(NodeVO.self).insert(NodeVO(name: "mine", x: 0, y: 0))
             _ = try other.checkpoint(.truncate)
             try other.repository(NodeVO.self).insert(NodeVO(name: "other-last", x: 0, y: 0))
             #expect(recorder.wait(for: 22))
-            usleep(300_000)
+            usleep(300_000)  // lets time pass: nothing more may come
             #expect(!recorder.all.contains(.externalChange))
             #expect(recorder.all.map(\.sequence) == (1...22).map { Optional($0) })
             #expect(try store.commits(after: 0, limit: 100).filter(\.isExternalChange).isEmpty)

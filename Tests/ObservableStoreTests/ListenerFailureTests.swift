@@ -7,7 +7,7 @@ import Testing
 
 /// Handler errors reach the application (``StoreConfiguration/listenerErrorHandler``) and the log, and
 /// every form of `listen` returns a token.
-@Suite struct ListenerFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct ListenerFailureTests {
     struct Failure: Error, Equatable {
         let sequence: Int64
     }
@@ -15,7 +15,7 @@ import Testing
     /// A configuration whose error handler and logger record into `failures` and `log`.
     private func configuration(_ failures: ReportedFailures, _ log: LogRecorder) -> StoreConfiguration {
         var configuration = StoreConfiguration()
-        configuration.listenerErrorHandler = { name, error in failures.add(name, error) }
+        configuration.listenerErrorHandler = { name, error in failures.append((name, error)) }
         configuration.logger = Logger(label: "test") { _ in log }
         return configuration
     }
@@ -32,8 +32,8 @@ import Testing
             for index in 0..<3 { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
             #expect(recorder.wait(for: 2))
             #expect(failures.wait(for: 1))
-            #expect(failures.entries.map(\.name) == ["flaky"])
-            #expect(failures.entries.first?.error as? Failure == Failure(sequence: 2))
+            #expect(failures.all.map(\.name) == ["flaky"])
+            #expect(failures.all.first?.error as? Failure == Failure(sequence: 2))
             #expect(log.warnings(about: "flaky").count == 1)
             withExtendedLifetime(token) {}
         }
@@ -54,8 +54,8 @@ import Testing
             try store.write { tx in try tx.execute("DROP TABLE doomed") }  // schema change: a refetch, which throws
             try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
             // Each listener fails on its own thread: wait for all three (typed and owned fail once per commit).
-            try waitUntil { Set(failures.entries.map(\.name)) == ["typed", "owned", "bound"] }
-            #expect(Set(failures.entries.map(\.name)) == ["typed", "owned", "bound"])
+            try waitUntil { Set(failures.all.map(\.name)) == ["typed", "owned", "bound"] }
+            #expect(Set(failures.all.map(\.name)) == ["typed", "owned", "bound"])
             #expect(log.warnings(about: "bound").count >= 1)
             withExtendedLifetime((tokens, bound, owner)) {}
         }
@@ -76,8 +76,8 @@ import Testing
             }
             try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
             #expect(delivered.wait(for: 2))  // delivered again after the failure
-            #expect(failures.entries.first?.name == "mailer")
-            #expect(failures.entries.first?.error as? Failure == Failure(sequence: 1))
+            #expect(failures.all.first?.name == "mailer")
+            #expect(failures.all.first?.error as? Failure == Failure(sequence: 1))
             #expect(log.warnings(about: "mailer").count >= 1)
             withExtendedLifetime(token) {}
         }
@@ -152,31 +152,7 @@ private struct Doomed: Record {
 }
 
 /// The failures a ``StoreConfiguration/listenerErrorHandler`` was told about.
-final class ReportedFailures: @unchecked Sendable {
-    // @unchecked: `stored` is guarded by `condition`.
-    private let condition = NSCondition()
-    private var stored: [(name: String, error: any Error)] = []
-
-    func add(_ name: String, _ error: any Error) {
-        condition.withLock {
-            stored.append((name, error))
-            condition.broadcast()
-        }
-    }
-
-    var entries: [(name: String, error: any Error)] { condition.withLock { stored } }
-
-    /// Waits until at least `count` failures were reported (at most 20 s); returns whether they were.
-    func wait(for count: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        return condition.withLock {
-            while stored.count < count {
-                if !condition.wait(until: deadline) { return stored.count >= count }
-            }
-            return true
-        }
-    }
-}
+typealias ReportedFailures = Recorder<(name: String, error: any Error)>
 
 /// A swift-log handler that keeps every message, for checking what the store logs.
 final class LogRecorder: LogHandler, @unchecked Sendable {

@@ -6,7 +6,7 @@ import Testing
 @testable import ObservableStore
 
 /// Named listeners, filters, delivery, overflow, bind-and-fire and the async sequence.
-@Suite struct ListenerTests {
+@Suite(.timeLimit(.minutes(3))) struct ListenerTests {
     private func insertNode(_ store: Store, _ name: String = "n", origin: String? = nil) throws {
         try store.repository(NodeVO.self, origin: origin).insert(NodeVO(name: name, x: 0, y: 0))
     }
@@ -89,7 +89,7 @@ import Testing
 
     @Test func typedListenersReceiveDecodedRecords() throws {
         try withTemporaryStore { store, _ in
-            let received = Collector<RecordCommit<NodeVO>>()
+            let received = Recorder<RecordCommit<NodeVO>>()
             let token = store.listen("typed", to: NodeVO.self, options: ListenerOptions(immediate: true)) { event in
                 if case .commit(let commit) = event { received.append(commit) }
             }
@@ -126,8 +126,8 @@ import Testing
 
     @Test func replacementIsAtomicUnderConcurrentDeliveries() throws {
         try withTemporaryStore { store, _ in
-            let violations = Collector<String>()
-            let replacedUpTo = LockedCounter()
+            let violations = Recorder<String>()
+            let replacedUpTo = Locked(-1)
             let writing = DispatchSemaphore(value: 0)
             var tokens: [ListenerToken] = []
             DispatchQueue.global().async {
@@ -139,11 +139,11 @@ import Testing
                     store.listen("contended") { _ in
                         // Once generation g+1's registration returned, generation g must stay silent.
                         if replacedUpTo.value > generation { violations.append("generation \(generation) called after replacement") }
-                        usleep(100)
+                        usleep(100)  // widens the window for a late call, orders nothing
                     })
-                replacedUpTo.set(generation)
+                replacedUpTo.value = generation
             }
-            writing.wait()
+            try writing.waitForSignal("the writer thread's 300 inserts")
             #expect(violations.all.isEmpty, "\(violations.all.prefix(3))")
             #expect(store.listenerNames == ["contended"])
             withExtendedLifetime(tokens) {}
@@ -195,7 +195,7 @@ import Testing
     @Test func reRegisteringTheSameNamesDoesNotPileUpListeners() throws {
         final class Sentinel: Sendable {}
         try withTemporaryStore { store, _ in
-            let sentinels = Collector<WeakBox>()
+            let sentinels = Recorder<WeakBox>()
             for _ in 0..<2_000 {
                 let sentinel = Sentinel()
                 sentinels.append(WeakBox(sentinel))
@@ -218,13 +218,13 @@ import Testing
             let tokens = [
                 store.listen("slow") { event in
                     slowStarted.signal()
-                    slowRelease.wait()
+                    slowRelease.wait(seconds: helperWaitSeconds)
                     slow.record(event)
                 },
                 store.listen("fast") { fast.record($0) },
             ]
             try insertNode(store)
-            slowStarted.wait()  // the slow handler is now stuck in its first event
+            try slowStarted.waitForSignal("the slow handler to start")  // the slow handler is now stuck in its first event
             for index in 0..<20 { try insertNode(store, "more\(index)") }  // writers are not blocked
             #expect(fast.wait(for: 21))
             #expect(slow.all.isEmpty)
@@ -243,16 +243,16 @@ import Testing
             let token = store.listen("small", options: ListenerOptions(bufferSize: 4)) { event in
                 if event.sequence == 1 {
                     started.signal()
-                    release.wait()
+                    release.wait(seconds: helperWaitSeconds)
                 }
                 recorder.record(event)
             }
             try insertNode(store)
-            started.wait()
+            try started.waitForSignal("the handler to start")
             for index in 0..<20 { try insertNode(store, "n\(index)") }  // 2...21: 4 fit, 17 do not
             let offered = DispatchSemaphore(value: 0)
             store.observation.afterPublished { offered.signal() }
-            offered.wait()  // every commit has been offered to the listener
+            try offered.waitForSignal("every commit to be offered")  // every commit has been offered to the listener
             release.signal()
             #expect(recorder.wait(for: 6))
             let events = recorder.all
@@ -295,8 +295,8 @@ import Testing
     @Test func bindAndFireDeliversTheCurrentValueThenEveryChange() throws {
         try withTemporaryStore { store, _ in
             try store.repository(UserInfo.self).insert(UserInfo(id: "me", name: "Ada"))
-            let names = Collector<String?>()
-            let records = Collector<UserInfo?>()
+            let names = Recorder<String?>()
+            let records = Recorder<UserInfo?>()
             let nameToken = try store.bindAndFire("first-view.name", UserInfo.self, key: "me", \.name) { names.append($0) }
             let recordToken = try store.bindAndFire("detail-view", UserInfo.self, key: "me") { records.append($0) }
             #expect(names.all == ["Ada"])  // fired before bindAndFire returned
@@ -328,14 +328,14 @@ import Testing
                 writerDone.signal()
             }
             var tokens: [ListenerToken] = []
-            var collectors: [Collector<Double>] = []
+            var collectors: [Recorder<Double>] = []
             for index in 0..<8 {  // bind repeatedly while the writer runs
-                let values = Collector<Double>()
+                let values = Recorder<Double>()
                 collectors.append(values)
                 tokens.append(try store.bindAndFire("race-\(index)", NodeVO.self, key: 1) { node in values.append(node?.x ?? -1) })
-                usleep(2_000)
+                usleep(2_000)  // spreads the binds over the writes, orders nothing
             }
-            writerDone.wait()
+            try writerDone.waitForSignal("the writer thread's updates")
             for values in collectors {
                 try waitUntil { values.all.last == finalValue }
                 let seen = values.all
@@ -348,7 +348,7 @@ import Testing
 
     @Test func bindAndFireOnAQueryRefetches() throws {
         try withTemporaryStore { store, _ in
-            let results = Collector<[String]>()
+            let results = Recorder<[String]>()
             let token = try store.bindAndFire("list-view", query: Query<NodeVO>().order(by: "name")) { nodes in
                 results.append(nodes.map(\.name))
             }
@@ -377,60 +377,33 @@ import Testing
                 return sequences
             }
             for index in 0..<3 { try await store.write { tx in try tx.insert(NodeVO(name: "a\(index)", x: 0, y: 0)) } }
-            #expect(await reader.value == [1, 2, 3])
+            #expect(try await value(of: reader, "three commits through the sequence") == [1, 2, 3])
 
-            let endless = Task { () -> Int in
-                var count = 0
-                for await _ in store.changes() { count += 1 }
-                return count
+            // A loop over a sequence that never ends by itself: cancelling its task must end it.
+            let more = store.changes()
+            let received = Locked(0)
+            let endless = Task {
+                for await _ in more { received.withLock { $0 += 1 } }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            try await store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
+            try await waitUntil("the endless loop to receive a commit") { received.value == 1 }  // it is iterating
             endless.cancel()
-            _ = await endless.value  // ends instead of hanging
+            try await value(of: endless, "the cancelled loop to end")
         }
     }
 
     @Test func closingTheStoreEndsItsSequences() async throws {
         try await withTemporaryStore { store, _ in
             let events = store.changes()
+            let received = Locked(0)
             let reader = Task { () -> Int in
-                var count = 0
-                for await _ in events { count += 1 }
-                return count
+                for await _ in events { received.withLock { $0 += 1 } }
+                return received.value
             }
             try await store.write { tx in try tx.insert(NodeVO(name: "last", x: 0, y: 0)) }
-            try await Task.sleep(for: .milliseconds(50))
+            try await waitUntil("the reader to receive the commit") { received.value == 1 }
             store.close()
-            #expect(await reader.value == 1)
+            #expect(try await value(of: reader, "the sequence to end when the store closes") == 1)
         }
     }
-}
-
-/// Polls `condition` until it holds (at most 20 s); records an issue if it never does.
-func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let deadline = Date().addingTimeInterval(20)
-    while !condition() {
-        guard Date() < deadline else {
-            Issue.record("condition not met within 20 s", sourceLocation: sourceLocation)
-            return
-        }
-        usleep(1_000)
-    }
-}
-
-/// A weak reference to an object, for checking that it was released.
-final class WeakBox: @unchecked Sendable {
-    // @unchecked: set once at init; reading a weak reference is thread-safe.
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}
-
-/// An integer shared between threads.
-final class LockedCounter: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var current = -1
-    var value: Int { lock.withLock { current } }
-    func set(_ value: Int) { lock.withLock { current = value } }
-    func increment() { lock.withLock { current += 1 } }
 }

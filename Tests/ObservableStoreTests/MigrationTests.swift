@@ -33,7 +33,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
 private let storeCount = MigrationSet.store.migrations.count
 private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.version)" }
 
-@Suite struct MigrationTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct MigrationTests {
     @Test func anEmptyFileMigratesToTheLatestVersion() throws {
         try withTemporaryStore { store, _ in
             let applied = try store.appliedMigrations()
@@ -478,10 +478,11 @@ private final class FileIdentityChecker: @unchecked Sendable {
         }.start()
     }
 
-    /// Stops the thread; returns how many descriptors it checked and how many were closed under it.
+    /// Stops the thread (waiting for it at most 20 s); returns how many descriptors it checked and how many
+    /// were closed under it.
     func stop() -> (checked: Int, stolen: Int) {
         lock.withLock { stopRequested = true }
-        finished.wait()
+        _ = finished.wait(timeout: .now() + defaultWaitSeconds)
         return lock.withLock { (checked, stolen) }
     }
 }

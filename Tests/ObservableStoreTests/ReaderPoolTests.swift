@@ -8,27 +8,18 @@ import Testing
 
 /// The reader pool lends each connection to one thread at a time, at most `maximum` of them, and never
 /// leaves a caller waiting for a connection that will not come.
-@Suite struct ReaderPoolTests {
-    /// Counts under a lock.
-    private final class Counter: @unchecked Sendable {
-        // @unchecked: `count` is guarded by `lock`.
-        private let lock = NSLock()
-        private var count = 0
-        func increment() -> Int { lock.withLock { count += 1; return count } }
-        var value: Int { lock.withLock { count } }
-    }
-
+@Suite(.timeLimit(.minutes(3))) struct ReaderPoolTests {
     /// A pool of read-only connections on a fresh WAL database file, its opens counted; the first
     /// `failingOpens` opens throw.
-    private func withPool(maximum: Int, failingOpens: Int = 0, _ body: (ReaderPool, Counter) throws -> Void) throws {
+    private func withPool(maximum: Int, failingOpens: Int = 0, _ body: (ReaderPool, Locked<Int>) throws -> Void) throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path
             let creator = try Connection(path: path, mode: .readWrite(create: true), busyTimeoutMilliseconds: 1000)
             defer { creator.close() }
             try creator.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)")
-            let opens = Counter()
+            let opens = Locked(0)
             let pool = ReaderPool(maximum: maximum) {
-                let attempt = opens.increment()
+                let attempt = opens.withLock { $0 += 1; return $0 }
                 if attempt <= failingOpens { throw StoreError(.cannotOpen, "open #\(attempt) refused") }
                 return try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 1000)
             }
@@ -62,7 +53,7 @@ import Testing
 
     /// Lends a connection of `pool` on another thread and gives it back at once, noting "lent" or the error's
     /// message in `outcomes`; the semaphore is signalled when it is done.
-    private func tryLendingElsewhere(_ pool: ReaderPool, _ outcomes: Collector<String>) -> DispatchSemaphore {
+    private func tryLendingElsewhere(_ pool: ReaderPool, _ outcomes: Recorder<String>) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             do {
@@ -80,7 +71,7 @@ import Testing
         try withPool(maximum: 1) { pool, opens in
             let first = try pool.lend()
             let firstID = ObjectIdentifier(first.connection)
-            let seen = Collector<ObjectIdentifier>()
+            let seen = Recorder<ObjectIdentifier>()
             let done = lendElsewhere(pool) { seen.append(ObjectIdentifier($0)) }
             #expect(waitForWaiters(1, in: pool))  // waiting for the one connection
             #expect(seen.all.isEmpty)
@@ -120,7 +111,7 @@ import Testing
     @Test func closingWakesTheCallersWaitingForAConnectionWithAnError() throws {
         try withPool(maximum: 1) { pool, _ in
             let held = try pool.lend()
-            let outcomes = Collector<String>()
+            let outcomes = Recorder<String>()
             let waiters = (0..<3).map { _ in tryLendingElsewhere(pool, outcomes) }
             #expect(waitForWaiters(3, in: pool))  // all three wait for the one connection
             pool.close()
@@ -137,7 +128,7 @@ import Testing
         try withPool(maximum: 1) { pool, opens in
             let held = try pool.lend()
             pool.close()
-            let outcome = Collector<String>()
+            let outcome = Recorder<String>()
             let done = tryLendingElsewhere(pool, outcome)
             #expect(done.wait(timeout: .now() + 10) == .success)  // not waiting for the held connection
             #expect(outcome.all == ["the store is closed"])
@@ -165,7 +156,7 @@ import Testing
 
     @Test func manyThreadsNeverShareAConnectionNorOpenMoreThanTheMaximum() throws {
         try withPool(maximum: 2) { pool, opens in
-            let problems = Collector<String>()
+            let problems = Recorder<String>()
             let lent = LentConnections()
             let group = DispatchGroup()
             for thread in 0..<6 {

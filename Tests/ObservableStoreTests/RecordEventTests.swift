@@ -6,13 +6,13 @@ import Testing
 @testable import ObservableStore
 
 /// Typed events decode their rows as fetches do: through ``RowDecodable`` when the record conforms.
-@Suite struct RecordEventTests {
+@Suite(.timeLimit(.minutes(3))) struct RecordEventTests {
     private static let createTable = "CREATE TABLE marked (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"
 
     @Test func typedEventsUseTheRowDecoder() throws {
         try withTemporaryStore { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }
-            let events = LockedEvents<RecordEvent<Marked>>()
+            let events = Recorder<RecordEvent<Marked>>()
             let token = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) { events.append($0) }
             let inserted = try store.repository(Marked.self).insert(Marked(name: "a"))
             try store.write { tx in try tx.execute("UPDATE marked SET name = 'b' WHERE id = ?", [inserted.id]) }
@@ -35,7 +35,7 @@ import Testing
         try withTemporaryStore { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }
             let inserted = try store.repository(Marked.self).insert(Marked(name: "a"))
-            let values = LockedEvents<Marked?>()
+            let values = Recorder<Marked?>()
             let token = try store.bindAndFire("bound", Marked.self, key: try #require(inserted.id)) { values.append($0) }
             try store.write { tx in try tx.execute("UPDATE marked SET name = 'b' WHERE id = ?", [inserted.id]) }
             try waitUntil { values.all.count == 2 }
@@ -62,7 +62,7 @@ import Testing
     @Test func aRowTheRowDecoderRefusesBecomesAGap() throws {
         try withTemporaryStore { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }
-            let events = LockedEvents<RecordEvent<Marked>>()
+            let events = Recorder<RecordEvent<Marked>>()
             let token = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) { events.append($0) }
             try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (1, 'ok')") }  // 2
             try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (2, ?)", [Marked.refused]) }  // 3
@@ -108,13 +108,4 @@ private struct Marked: Record, RowDecodable {
 private struct Plain: Codable, Equatable {
     var id: Int64
     var name: String
-}
-
-/// Values appended from any thread.
-private final class LockedEvents<Value>: @unchecked Sendable {
-    // @unchecked: `values` is guarded by `lock`.
-    private let lock = NSLock()
-    private var values: [Value] = []
-    func append(_ value: Value) { lock.withLock { values.append(value) } }
-    var all: [Value] { lock.withLock { values } }
 }

@@ -4,7 +4,7 @@ import Foundation
 import StoreTestSupport
 import Testing
 
-@Suite struct TransactionTests {
+@Suite(.timeLimit(.minutes(3))) struct TransactionTests {
     struct Planned: Error {}
 
     @Test func aThrowingWriteRollsEverythingBack() throws {
@@ -117,20 +117,20 @@ import Testing
             Thread {
                 try? store.write { _ in
                     inside.signal()
-                    release.wait()
+                    release.wait(seconds: helperWaitSeconds)
                 }
                 _ = try? store.write { tx in try tx.insert(NodeVO(name: "again", x: 0, y: 0)) }
                 finished.signal()
             }.start()
-            inside.wait()
+            try inside.waitForSignal("the first write to start")
             Thread {
                 _ = try? store.write { tx in try tx.insert(NodeVO(name: "waiting", x: 0, y: 0)) }
                 finished.signal()
             }.start()
             try waitUntil { store.writer.waitingWrites == 1 }
             release.signal()
-            finished.wait()
-            finished.wait()
+            try finished.waitForSignal("the first thread's writes")
+            try finished.waitForSignal("the second thread's write")
             #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["waiting", "again"])
             #expect(store.writer.waitingWrites == 0)
         }
@@ -142,12 +142,18 @@ import Testing
     @Test func aStoreReleasedByItsLastAsyncWriteClosesOnTheWritersQueue() async throws {
         try await withTemporaryDirectory { directory in
             for round in 0..<5 {
-                var store: Store? = try Store(path: directory.appendingPathComponent("store-\(round).sqlite").path)
+                let path = directory.appendingPathComponent("store-\(round).sqlite").path
+                let walPath = path + "-wal"
+                var store: Store? = try Store(path: path)
                 // Over 1,000 WAL pages: the writer checkpoints after the caller has resumed.
                 let payload = String(repeating: "x", count: 6_000_000)
                 try await store?.write { tx in try tx.insert(NodeVO(name: payload, x: 0, y: 0)) }
+                #expect(FileManager.default.fileExists(atPath: walPath))
                 store = nil
-                try await Task.sleep(for: .milliseconds(50))
+                // Closing checkpoints and deletes the WAL; a store that waits for the queue it runs on never does.
+                try await waitUntil("store \(round), released on the writer's queue, to close") {
+                    !FileManager.default.fileExists(atPath: walPath)
+                }
             }
         }
     }
@@ -223,15 +229,15 @@ import Testing
                 try? store.write { tx in
                     try tx.insert(NodeVO(name: "uncommitted", x: 0, y: 0))
                     inserted.signal()
-                    readDone.wait()  // hold the write transaction open while the reader reads
+                    readDone.wait(seconds: helperWaitSeconds)  // hold the write transaction open while the reader reads
                 }
                 writerDone.signal()
             }
-            inserted.wait()
+            try inserted.waitForSignal("the uncommitted insert")
             // The writer holds the lock with an uncommitted row: the read neither waits nor sees it.
             #expect(try store.repository(NodeVO.self).count() == 1)
             readDone.signal()
-            writerDone.wait()
+            try writerDone.waitForSignal("the writer to commit")
             #expect(try store.repository(NodeVO.self).count() == 2)
 
             // Inside one read transaction, a commit made meanwhile stays invisible.
@@ -242,7 +248,7 @@ import Testing
                     _ = try? store.repository(NodeVO.self).insert(NodeVO(name: "meanwhile", x: 0, y: 0))
                     committed.signal()
                 }
-                committed.wait()
+                try committed.waitForSignal("the other thread's commit")
                 return (before, try tx.count(Query<NodeVO>()))
             }
             #expect(before == 2)
@@ -268,11 +274,11 @@ import Testing
                 try? holder.write { tx in
                     try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
                     locked.signal()
-                    release.wait()
+                    release.wait(seconds: helperWaitSeconds)
                 }
                 released.signal()
             }
-            locked.wait()
+            try locked.waitForSignal("the holder to take the write lock")
             let started = ContinuousClock.now
             let error = #expect(throws: StoreError.self) {
                 try other.repository(NodeVO.self).insert(NodeVO(name: "blocked", x: 0, y: 0))
@@ -280,7 +286,7 @@ import Testing
             #expect(error?.code == .busy)
             #expect(ContinuousClock.now - started < .seconds(4))  // it gave up near its 200 ms timeout, not never
             release.signal()
-            released.wait()
+            try released.waitForSignal("the holder to commit")
             try other.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
             #expect(try other.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name) == ["holder", "after"])
         }
@@ -288,7 +294,7 @@ import Testing
 
     @Test func concurrentWritersAllLand() throws {
         try withTemporaryStore { store, _ throws in
-            let ids = Collector<Int64>()
+            let ids = Recorder<Int64>()
             DispatchQueue.concurrentPerform(iterations: 8) { worker in
                 for index in 0..<50 {
                     if let node = try? store.repository(NodeVO.self).insert(NodeVO(name: "w\(worker)-\(index)", x: 0, y: 0)) {

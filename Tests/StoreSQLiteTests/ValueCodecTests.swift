@@ -3,7 +3,7 @@ import Testing
 
 @testable import StoreSQLite
 
-@Suite struct ValueCodecTests {
+@Suite(.timeLimit(.minutes(3))) struct ValueCodecTests {
     @Test func valuesRoundTrip() throws {
         let values: [DatabaseValue] = [
             .null, .integer(0), .integer(-1), .integer(.min), .integer(.max), .integer(300), .real(-0.25), .real(.infinity),

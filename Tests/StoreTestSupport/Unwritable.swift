@@ -29,17 +29,7 @@ public func makeUnwritable(_ path: String, isDirectory: Bool) -> (() -> Void)? {
 
 /// Runs a command found on PATH with no input or output; whether it exited 0.
 private func runQuietly(_ arguments: [String]) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        return false
-    }
-    process.waitUntilExit()
-    return process.terminationReason == .exit && process.terminationStatus == 0
+    guard let child = try? RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/env"), arguments) else { return false }
+    let result = child.wait(timeout: 30)
+    return !result.signaled && !result.timedOut && result.status == 0
 }

@@ -480,7 +480,7 @@ extension BadInputCase {
 
 // MARK: - The table test
 
-@Suite struct StoreCtlBadInputTableTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlBadInputTableTests {
     @Test(arguments: BadInputCase.all)
     func badInputFailsCleanlyAndChangesNothing(_ badInput: BadInputCase) throws {
         try withTemporaryDirectory { directory in
@@ -541,7 +541,7 @@ extension BadInputCase {
             #expect(walSize > 256 * 1024, "the WAL should reach past the limit: \(walSize) bytes")
             let before = try Evidence(of: path, healthy: true)
 
-            let command = ([try storectlURL().path, "--db", path] + arguments).map(shellQuoted).joined(separator: " ")
+            let command = ([try storectlURL().path, "--db", path] + arguments).map(quotedForShell).joined(separator: " ")
             let result = try shell("ulimit -f 128 && trap '' XFSZ && exec \(command)", directory: directory)
 
             expectFailure(result, exit: 1, code: "disk_full", "a file size limit")
@@ -659,7 +659,7 @@ extension BadInputCase {
             // Through a file, because CLIResult decodes stdout leniently and would hide invalid bytes.
             let storectl = try storectlURL().path
             let result = try shell(
-                "\(shellQuoted(storectl)) --db \(shellQuoted(path)) --format json get nodes 4 > out.json", directory: directory)
+                "\(quotedForShell(storectl)) --db \(quotedForShell(path)) --format json get nodes 4 > out.json", directory: directory)
             expectSuccess(result)
             let output = try Data(contentsOf: directory.appendingPathComponent("out.json"))
             let text = try #require(String(data: output, encoding: .utf8), "storectl printed invalid UTF-8")
@@ -685,7 +685,7 @@ extension BadInputCase {
             return try runChild(storectlURL(), arguments, stdin: stdin?.data, directory: directory)
         case .fileSizeLimit(let blocks):
             let storectl = try storectlURL().path
-            let command = ([storectl] + arguments).map(shellQuoted).joined(separator: " ")
+            let command = ([storectl] + arguments).map(quotedForShell).joined(separator: " ")
             // `exec`: the status and stderr are storectl's own. An ignored signal stays ignored across exec.
             return try shell("ulimit -f \(blocks) && trap '' XFSZ && exec \(command)", directory: directory)
         }

@@ -5,7 +5,7 @@ import Testing
 
 /// storectl's global behaviour and its read commands: finding the store, errors, formats, `info`,
 /// `tables`, `schema`, `list`, `get`, `query` (STORECTL.md C.1–C.3).
-@Suite struct StoreCtlBasicsTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlBasicsTests {
     // MARK: - Finding and creating the store
 
     @Test func initCreatesAStoreAndSaysSo() throws {
@@ -450,7 +450,7 @@ import Testing
             try seedNodes(path, (0..<5000).map { NodeVO(name: "node \($0)", x: Double($0), y: Double($0) / 2) })
             let storectl = try storectlURL().path
             let result = try shell(
-                "\(shellQuoted(storectl)) --db \(shellQuoted(path)) list nodes | head -1", directory: directory)
+                "\(quotedForShell(storectl)) --db \(quotedForShell(path)) list nodes | head -1", directory: directory)
             #expect(result.status == 0, "\(result)")
             #expect(result.stderr.isEmpty, "a closed pipe is not an error: \(result)")
             #expect(result.lines.count == 1, "\(result)")
@@ -532,7 +532,7 @@ import Testing
     }
 }
 
-@Suite struct StoreCtlDurationTests {
+@Suite(.timeLimit(.minutes(3))) struct StoreCtlDurationTests {
     @Test func hugeOrNegativeDurationsAreUsageErrorsNotCrashes() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)

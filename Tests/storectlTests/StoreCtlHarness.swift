@@ -29,7 +29,9 @@ struct CLIResult: Sendable, CustomStringConvertible {
 
     /// The result of a ``RunningProcess`` or ``run(_:_:environment:)``.
     init(_ result: ProcessResult) {
-        self.init(status: result.status, stdout: result.stdout, stderr: result.stderr)
+        self.init(
+            status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: result.signaled,
+            timedOut: result.timedOut)
     }
 
     /// stdout's non-blank lines.
@@ -64,42 +66,6 @@ struct CLIError: Sendable {
     var isJSON: Bool
 }
 
-/// A value that crosses to another thread once; the receiver is its only user from then on.
-struct Unchecked<Value>: @unchecked Sendable {
-    // @unchecked: each use hands the value to exactly one other thread and stops using it here.
-    let value: Value
-}
-
-/// Runs `body` on a thread of its own, so that blocking work never waits for a busy shared pool.
-final class ThreadJob<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `result` is written once on the job's thread before `finished` is signalled, and read
-    // only after a successful wait on `finished`.
-    private var result: Value?
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Value) {
-        let thread = Thread { [self] in
-            self.result = body()
-            self.finished.signal()
-        }
-        thread.start()
-    }
-
-    /// Waits for the job; nil if it has not finished within `seconds`.
-    func wait(seconds: Double) -> Value? {
-        guard finished.wait(timeout: .now() + seconds) == .success else { return nil }
-        finished.signal()  // later waits return at once
-        return result
-    }
-
-    /// Waits for the job, however long it takes.
-    func wait() -> Value {
-        finished.wait()
-        finished.signal()
-        return result!
-    }
-}
-
 /// The environment of every child: the test's own, without `STORECTL_DB`, with `NO_COLOR=1`, then `extra`.
 func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
@@ -114,74 +80,12 @@ func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 /// Without `stdin`, stdin is /dev/null (not a TTY).
 func runChild(
     _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-    directory: URL? = nil, timeout: Double = 120
+    directory: URL? = nil, timeout: Double = defaultProcessSeconds
 ) throws -> CLIResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = childEnvironment(environment)
-    if let directory { process.currentDirectoryURL = directory }
-    let out = Pipe()
-    let err = Pipe()
-    let input = stdin.map { _ in Pipe() }
-    process.standardOutput = out
-    process.standardError = err
-    if let input {
-        process.standardInput = input
-    } else {
-        process.standardInput = FileHandle.nullDevice
-    }
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    try process.run()
-    let pid = process.processIdentifier
-
-    let outHandle = Unchecked(value: out.fileHandleForReading)
-    let errHandle = Unchecked(value: err.fileHandleForReading)
-    let stdoutJob = ThreadJob { outHandle.value.readDataToEndOfFile() }
-    let stderrJob = ThreadJob { errHandle.value.readDataToEndOfFile() }
-    var writer: ThreadJob<Bool>?
-    if let input, let stdin {
-        let handle = Unchecked(value: input.fileHandleForWriting)
-        writer = ThreadJob { writeAndClose(stdin, to: handle.value) }
-    }
-
-    // Foundation's Process puts the child in a process group of its own: kill the group, so that a
-    // shell's pipeline goes too.
-    var timedOut = false
-    let deadline = Date().addingTimeInterval(timeout)
-    if exited.wait(timeout: .now() + timeout) == .timedOut {
-        timedOut = true
-        _ = kill(-pid, SIGKILL)
-        _ = kill(pid, SIGKILL)
-        exited.wait()
-    }
-    let remaining = max(5, deadline.timeIntervalSinceNow)
-    if stdoutJob.wait(seconds: remaining) == nil || stderrJob.wait(seconds: 5) == nil {
-        timedOut = true
-        _ = kill(-pid, SIGKILL)  // something of the group still holds the pipes
-    }
-    let stdoutData = stdoutJob.wait()
-    let stderrData = stderrJob.wait()
-    _ = writer?.wait()
-    withExtendedLifetime((out, err, input)) {}
-    return CLIResult(
-        status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal,
-        timedOut: timedOut)
-}
-
-/// Writes `data` and closes `handle`. SIGPIPE is blocked on this thread (a thread of its own, see
-/// ``ThreadJob``), so a child that exits before reading everything makes the write fail with EPIPE instead
-/// of killing the test process; the signal stays pending on this thread and goes away with it.
-private func writeAndClose(_ data: Data, to handle: FileHandle) -> Bool {
-    var pipeSignal = sigset_t()
-    _ = sigemptyset(&pipeSignal)
-    _ = sigaddset(&pipeSignal, SIGPIPE)
-    _ = pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-    let written = (try? handle.write(contentsOf: data)) != nil
-    try? handle.close()
-    return written
+    let child = try RunningProcess(
+        executable: executable, arguments, environment: childEnvironment(environment),
+        input: stdin.map { .bytes($0) } ?? .nothing, directory: directory)
+    return CLIResult(child.wait(timeout: timeout))
 }
 
 /// The storectl binary built with the tests.
@@ -202,27 +106,6 @@ func cli(
 /// Runs `script` with `/bin/sh -c` (for pipelines such as `storectl … | head -1`).
 func shell(_ script: String, directory: URL? = nil, timeout: Double = 120) throws -> CLIResult {
     try runChild(URL(fileURLWithPath: "/bin/sh"), ["-c", script], directory: directory, timeout: timeout)
-}
-
-/// Quotes `text` for `/bin/sh`.
-func shellQuoted(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-}
-
-/// Waits for a child started with ``RunningProcess``, killing it if it is still running after `seconds`.
-func finish(_ child: RunningProcess, within seconds: Double) -> CLIResult {
-    let done = DispatchSemaphore(value: 0)
-    let watchdog = ThreadJob { () -> Bool in
-        guard done.wait(timeout: .now() + seconds) == .timedOut else { return false }
-        child.kill()
-        return true
-    }
-    let result = child.wait()
-    done.signal()
-    let killed = watchdog.wait()
-    var outcome = CLIResult(result)
-    outcome.timedOut = killed
-    return outcome
 }
 
 // MARK: - Stores
@@ -403,7 +286,7 @@ final class WriteLockHolder: Sendable {
         job = ThreadJob { () -> Bool in
             (try? store.write { _ -> Void in
                 locked.signal()
-                releaseSignal.wait()
+                releaseSignal.wait(seconds: helperWaitSeconds)
             }) != nil
         }
         guard locked.wait(timeout: .now() + 30) == .success else { throw NotLocked() }
@@ -412,6 +295,6 @@ final class WriteLockHolder: Sendable {
     /// Lets the holding write commit.
     func release() { releaseSignal.signal() }
 
-    /// Waits for the holding write to end; whether it committed.
-    func finished() -> Bool { job.wait() }
+    /// Waits for the holding write to end (at most the helper's wait and 20 s); whether it committed.
+    func finished() -> Bool { job.wait(seconds: helperWaitSeconds + defaultWaitSeconds) ?? false }
 }

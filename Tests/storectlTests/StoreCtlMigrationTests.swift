@@ -43,7 +43,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
 }
 
 /// Schema states (older, newer, edited history) and the `migrate` commands (STORECTL.md C.5).
-@Suite struct StoreCtlMigrationTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlMigrationTests {
     // MARK: - An older schema
 
     @Test func dataCommandsRefuseAnOlderSchemaAndMigrateNothing() throws {
@@ -136,7 +136,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
             let path = storePath(in: directory)
             try StoreMigrator.migrate(path: path, upTo: 1)
             let storectl = try storectlURL().path
-            let up = "\(shellQuoted(storectl)) --db \(shellQuoted(path)) migrate up"
+            let up = "\(quotedForShell(storectl)) --db \(quotedForShell(path)) migrate up"
             let script =
                 "\(up) >first.out 2>first.err & \(up) >second.out 2>second.err; second=$?; wait $!; first=$?; "
                 + "echo \"$first $second\"; cat first.err second.err >&2"

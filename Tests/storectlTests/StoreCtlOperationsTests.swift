@@ -5,7 +5,7 @@ import Testing
 
 /// storectl's operational commands: `watch`, `listeners`, `check`, `backup`, the busy timeout, `demo`
 /// (STORECTL.md C.1, C.3, C.4). Several start real processes side by side.
-@Suite struct StoreCtlOperationsTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlOperationsTests {
     // MARK: - watch
 
     @Test func watchSinceZeroReplaysTheLog() throws {
@@ -75,12 +75,15 @@ import Testing
     @Test func watchPrintsWhatAnotherStorectlProcessInserts() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)
+            // From the sequence before the insert, rather than "now": whether the watcher opens the store before
+            // or after the insert commits, it prints the same three events (no sleep to order the two).
+            let before = try withStore(path) { try $0.lastSequence() }
             let watcher = try RunningProcess(
-                "storectl", ["--db", path, "watch", "--count", "3", "--timeout", "30s"], environment: ["NO_COLOR": "1"])
-            Thread.sleep(forTimeInterval: 1.0)  // let it open the store and note where "now" is
+                "storectl", ["--db", path, "watch", "--since", "\(before)", "--count", "3", "--timeout", "30s"],
+                environment: ["NO_COLOR": "1"])
             let insert = try cli(["--db", path, "insert", "nodes", "-"], stdin: nodeLines(3).joined(separator: "\n"))
             expectSuccess(insert)
-            let result = finish(watcher, within: 60)
+            let result = CLIResult(watcher.wait(timeout: 60))
             expectSuccess(result)
             let events = try jsonLines(result)
             #expect(events.count == 3, "\(result)")
@@ -257,10 +260,10 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)
             let writer = try RunningProcess("store-fixture", ["write", path, "300"])
-            Thread.sleep(forTimeInterval: 0.2)
+            try waitUntil("the writer's first commit") { (try? rowCount(path)) ?? 0 > 0 }
             let copy = storePath(in: directory, "copy.sqlite")
             let result = try cli(["--db", path, "backup", copy])
-            let written = finish(writer, within: 120)
+            let written = CLIResult(writer.wait(timeout: 120))
             expectSuccess(written)
             expectSuccess(result)
             #expect(result.stderr.contains("quick_check ok"), "\(result)")
@@ -304,12 +307,13 @@ import Testing
             defer { holder.release() }  // also when a check below fails
             // Held for 0.5 s, well inside a 10 s busy timeout: storectl waits, then writes.
             let releaser = ThreadJob { () -> Bool in
+                // Lets time pass so that storectl most likely meets the lock; it writes either way.
                 Thread.sleep(forTimeInterval: 0.5)
                 holder.release()
                 return true
             }
             let result = try cli(["--db", path, "--busy-timeout", "10s", "insert", "nodes", #"{"name":"n","x":1,"y":2}"#])
-            _ = releaser.wait()
+            #expect(releaser.wait() == true)
             #expect(holder.finished())
             expectSuccess(result)
             #expect(try store.repository(NodeVO.self).count() == 1)

@@ -7,13 +7,7 @@ import Testing
 // a column of `t (id, a)`; storectl prints the columns of the statement SQLite ran (it re-prepares a statement whose
 // schema changed inside its first step), never trapping on the difference.
 
-@Suite struct StoreCtlSchemaChangeTests {
-    /// The `sqlite3` shell, or the test stops.
-    private func sqliteShell() throws -> String {
-        let shell = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        return try #require(shell, "the sqlite3 shell is needed (apt-get install sqlite3)")
-    }
-
+@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlSchemaChangeTests {
     /// A store with table `t (id, a)` holding rows 1 and 2.
     private func makeStoreWithT(in directory: URL) throws -> String {
         let path = try initStore(in: directory)
@@ -34,7 +28,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = try makeStoreWithT(in: directory)
             expectSuccess(try cli(["--db", path, "--format", "ndjson", "query", "SELECT * FROM t ORDER BY id"]))
-            let change = try runShellScript([try sqliteShell(), "-bail", path, alter].map(quotedForShell).joined(separator: " "), timeout: 60)
+            let change = try runShellScript([try sqliteShellPath(), "-bail", path, alter].map(quotedForShell).joined(separator: " "), timeout: 60)
             try #require(change.status == 0, "sqlite3 failed: \(change.stderr)")
 
             for command in [["query", "SELECT * FROM t ORDER BY id"], ["list", "t"]] {
@@ -56,16 +50,11 @@ import Testing
                 (".timeout 5000\n" + String(repeating: "ALTER TABLE t ADD COLUMN c TEXT; ALTER TABLE t DROP COLUMN c;\n", count: 100_000))
                     .utf8
             ).write(to: script)
-            let churn = Process()
-            churn.executableURL = URL(fileURLWithPath: try sqliteShell())
-            churn.arguments = [path]
-            churn.standardInput = try FileHandle(forReadingFrom: script)
-            churn.standardOutput = FileHandle.nullDevice
-            churn.standardError = FileHandle.nullDevice
-            try churn.run()
+            let churn = try RunningProcess(executable: URL(fileURLWithPath: try sqliteShellPath()), [path], input: .file(script.path),
+                discardingOutput: true)
             defer {
-                if churn.isRunning { kill(churn.processIdentifier, SIGKILL) }
-                churn.waitUntilExit()  // after SIGKILL: at once
+                churn.kill()
+                _ = churn.wait(timeout: 10)  // after SIGKILL: at once
             }
 
             for run in 0..<90 {
