@@ -253,7 +253,7 @@ public final class Store: Sendable {
                 writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
                 origin: origin, on: connection)
             var bumped = false
-            if logged == nil, feed != nil, connection.totalChanges != changesBefore || transaction.mayHaveChangedSchema {
+            if logged == nil, feed != nil, connection.totalChanges != changesBefore || transaction.mayHaveWrittenBesidesRows {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables), or a statement
                 // ran that may change the file without changing rows (a PRAGMA that writes the header): the
                 // file may still change, so tell other processes it was the library, not a foreign writer.
@@ -311,6 +311,8 @@ public final class Store: Sendable {
                 writer.foreignWrites.didCommit(on: connection)
                 if let marker { observation.publishOwn(marker, on: connection) }
             }
+        } catch let error as StoreError where error.code == .transactionMisuse {
+            return  // the store closed meanwhile: nobody is left to tell
         } catch {
             configuration.logger.warning("could not log a foreign write", metadata: ["error": "\(error)"])
             if position != nil { observation.publishExternalChange() }

@@ -43,6 +43,9 @@ public final class Transaction {
     /// Whether a write ran a statement that may change the schema: anything but INSERT, UPDATE, DELETE,
     /// REPLACE and queries. When none did, the schema version is not read again at commit.
     private(set) var mayHaveChangedSchema = false
+    /// Set when a statement other than a row change ran that may write the file (`sqlite3_stmt_readonly`
+    /// says no: a `PRAGMA user_version = …`, DDL): the file may change with no row changed.
+    private(set) var mayHaveWrittenBesidesRows = false
 
     init(
         connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil,
@@ -85,6 +88,7 @@ public final class Transaction {
                     + "and rolls back when it throws; use tx.savepoint { } for nested work")
         default:
             mayHaveChangedSchema = true  // CREATE, ALTER, DROP, ANALYZE, PRAGMA, …
+            if !statement.isReadOnly { mayHaveWrittenBesidesRows = true }
         }
     }
 
