@@ -71,31 +71,9 @@ extension Store {
     /// Where every migration of the library's set and the configured sets stands in this store.
     /// History rows of sets the code does not know are not listed.
     public func migrationStatus() throws -> MigrationStatus {
-        let sets = [MigrationSet.store] + configuration.migrationSets
-        let history = try appliedMigrations()
-        var entries: [MigrationStatus.Entry] = []
-        for set in sets {
-            let applied = Dictionary(history.filter { $0.set == set.name }.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
-            let newest = applied.keys.max() ?? 0
-            for migration in set.migrations {
-                let row = applied[migration.version]
-                let state: MigrationStatus.State =
-                    row == nil
-                    ? (migration.version < newest ? .outOfOrder : .pending)
-                    : (row!.checksum == migration.checksum ? .applied : .changed)
-                entries.append(
-                    MigrationStatus.Entry(
-                        set: set.name, version: migration.version, name: migration.name, state: state, appliedAt: row?.appliedAt,
-                        recordedChecksum: row?.checksum, fileChecksum: migration.checksum))
-            }
-            for row in applied.values.sorted(by: { $0.version < $1.version }) where row.version > set.latestVersion {
-                entries.append(
-                    MigrationStatus.Entry(
-                        set: set.name, version: row.version, name: row.name, state: .unknown, appliedAt: row.appliedAt,
-                        recordedChecksum: row.checksum, fileChecksum: nil))
-            }
-        }
-        return MigrationStatus(entries: entries)
+        MigrationStatus(
+            sets: [MigrationSet.store] + configuration.migrationSets,
+            history: try appliedMigrations().map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
     }
 
     /// Re-records the checksum of applied migration `version` of `set` as the known file's, after a

@@ -28,6 +28,12 @@ public struct StoreConfiguration: Sendable {
         case migrateUpTo(version: Int, set: String)
         /// Validate the history (newer schema, conflicts) but apply nothing.
         case validateOnly
+        /// Open only a store that is exactly at the latest known version of every set; apply nothing.
+        /// Otherwise opening throws what ``MigrationStatus/requireCurrent()`` throws:
+        /// ``StoreError/Code/schemaTooNew``, ``StoreError/Code/migrationConflict``, or
+        /// ``StoreError/Code/migrationNeeded`` naming the pending files (a new, empty file has them all pending).
+        /// For tools that must not change a store's schema, such as storectl's data commands.
+        case requireCurrent
         /// Neither validate nor apply: for tools that inspect any store, whatever its schema.
         case none
     }

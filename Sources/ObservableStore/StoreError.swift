@@ -101,6 +101,21 @@ extension StoreError {
                 + "upgrade the code")
     }
 
+    /// The history conflicts with the known file of `entry` (state ``MigrationStatus/State/changed`` or
+    /// ``MigrationStatus/State/outOfOrder``): a ``StoreError/Code/migrationConflict`` naming the file and,
+    /// for a changed one, both checksums and the `storectl migrate repair` command that accepts the edit.
+    public static func migrationConflict(_ entry: MigrationStatus.Entry) -> StoreError {
+        let file = entry.fileName
+        if entry.state == .outOfOrder {
+            return StoreError(.migrationConflict, "\(file) is pending but a later version is applied (out of order)")
+        }
+        return StoreError(
+            .migrationConflict,
+            "\(file) was changed after it was applied (history sha256 \(entry.recordedChecksum?.prefix(12) ?? "?")…, "
+                + "file \(entry.fileChecksum?.prefix(12) ?? "?")…); after review run "
+                + "`storectl migrate repair --accept \(Migration.format(entry.version))`")
+    }
+
     /// A record of `table` with key `key` does not exist.
     public static func recordNotFound(table: String, key: String) -> StoreError {
         StoreError(.notFound, "record \(table)/\(key) not found")

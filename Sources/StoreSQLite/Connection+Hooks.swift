@@ -5,7 +5,8 @@ internal import ObservableStoreCSQLite
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/preupdate_blobwrite.html>
 package struct PreupdateChange: ~Copyable {
-    /// The kind of change.
+    /// The kind of change. The raw values are stored in the change-log payload (the format defined on
+    /// `ChangePayload` in ObservableStore): never renumber them.
     package enum Operation: UInt8, Sendable {
         case insert = 1
         case update = 2

@@ -5,13 +5,20 @@ import Foundation
 /// Each value is a tag byte, then: nothing (NULL), a zig-zag varint (INTEGER), 8 little-endian
 /// bytes (REAL), or a varint length and the bytes (TEXT as UTF-8, BLOB). Counts and lengths are
 /// unsigned LEB128 varints.
+///
+/// **Part of the change-log payload format**, which is defined in one place: the comment on `ChangePayload`
+/// in `Sources/ObservableStore/Observation/ChangePayload.swift` (and docs/OBSERVATION.md, "The change-log
+/// payload"). The tags live here, not there, because the preupdate hook (`PreupdateChange` in
+/// Connection+Hooks.swift) writes them, including ``unchangedTag``, and this layer may not name a higher
+/// one. The bytes are stored in existing databases: never renumber a tag or change an encoding.
 package enum ValueCodec {
     package static let nullTag: UInt8 = 0
     package static let integerTag: UInt8 = 1
     package static let realTag: UInt8 = 2
     package static let textTag: UInt8 = 3
     package static let blobTag: UInt8 = 4
-    /// In an UPDATE's new image: the column kept the value it has in the old image.
+    /// In an UPDATE's new image only: the column kept the value it has in the old image (payload
+    /// version 2; see `ChangePayload`). Written by ``PreupdateChange/appendUpdateValues(to:)``.
     package static let unchangedTag: UInt8 = 5
 
     /// Appends `value` as an unsigned LEB128 varint.

@@ -286,6 +286,69 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         }
     }
 
+    @Test func requireCurrentOpensOnlyAStoreAtTheLatestVersionsAndChangesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("current.sqlite").path
+            let set = try things([createThings, "CREATE TABLE two (x);", "CREATE TABLE three (x);"])
+            // A new file: everything is pending, nothing is created.
+            let fresh = #expect(throws: StoreError.self) {
+                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+            }
+            #expect(fresh?.code == .migrationNeeded)
+            #expect(try history(path).isEmpty)
+
+            // Older: names the pending files and applies none of them.
+            try Store(path: path, configuration: configuration(set, policy: .migrateUpTo(version: 1, set: "things"))).close()
+            let before = try history(path)
+            let older = #expect(throws: StoreError.self) {
+                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+            }
+            #expect(older?.code == .migrationNeeded)
+            #expect(
+                older?.message
+                    == "store is at 0001, this code needs 0003 (migration set 'things'); pending: things/0002_step_2.sql, things/0003_step_3.sql")
+            #expect(try history(path) == before)
+
+            // Current: opens.
+            try Store(path: path, configuration: configuration(set)).close()
+            try Store(path: path, configuration: configuration(set, policy: .requireCurrent)).close()
+
+            // Newer: the same error as every other policy.
+            let newer = #expect(throws: StoreError.self) {
+                try Store(path: path, configuration: configuration(try things([createThings]), policy: .requireCurrent))
+            }
+            #expect(newer?.code == .schemaTooNew)
+            #expect(newer?.message == "schema 0003 is newer than this code (knows 0001) (migration set 'things'); upgrade the code")
+
+            // An edited history: a conflict naming the file, the checksums and the repair command.
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            try store.write { try $0.execute("UPDATE _store_migrations SET checksum = 'deadbeef' WHERE set_name = 'things' AND version = 2") }
+            store.close()
+            let changed = #expect(throws: StoreError.self) {
+                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+            }
+            #expect(changed?.code == .migrationConflict)
+            #expect(changed?.message.hasPrefix("0002_step_2.sql was changed after it was applied (history sha256 deadbeef…") == true)
+            #expect(changed?.message.hasSuffix("after review run `storectl migrate repair --accept 0002`") == true)
+        }
+    }
+
+    @Test func theStatusCheckAndThePolicyAgree() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("status.sqlite").path
+            try StoreMigrator.migrate(path: path, upTo: 1)
+            let store = try Store(path: path, configuration: configuration(policy: .none))
+            defer { store.close() }
+            let status = try store.migrationStatus()
+            let fromStatus = #expect(throws: StoreError.self) { try status.requireCurrent() }
+            let fromPolicy = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(policy: .requireCurrent)) }
+            #expect(fromStatus?.code == .migrationNeeded)
+            #expect(fromStatus?.message == fromPolicy?.message)
+            let pendingFiles = status.pending.map { "\(Migration.format($0.version))_\($0.name).sql" }
+            #expect(fromStatus?.message.hasSuffix("pending: " + pendingFiles.joined(separator: ", ")) == true)
+        }
+    }
+
     @Test func numberingMustBeContiguousAndNamesWellFormed() throws {
         let gap = #expect(throws: StoreError.self) {
             try MigrationSet(name: "gap", migrations: [

@@ -140,6 +140,39 @@ import Testing
         }
     }
 
+    /// The bytes docs/OBSERVATION.md ("The change-log payload") and `ChangePayload` describe, written by hand:
+    /// an insert of (1, 'hi') into t(id PRIMARY KEY, v), then an update of v to -1. Existing stores hold these
+    /// bytes, so the layout must not change.
+    static let documentedPayload: [UInt8] =
+        [2, 1, 1, 0x74, 2, 2, 0x69, 0x64, 1, 0x76, 1, 0, 0, 2]  // version, 1 table: "t", columns "id" "v", pk [0], no REAL
+        + [0, 1, 1, 2, 1, 2, 2, 1, 2, 3, 2, 0x68, 0x69]  // table 0, INSERT, rowids 1 1, 2 values: 1, 'hi'
+        + [0, 2, 1, 2, 1, 2, 2, 1, 2, 3, 2, 0x68, 0x69, 5, 1, 1]  // table 0, UPDATE, old 1 'hi', new unchanged, -1
+
+    @Test func theDocumentedPayloadDecodes() throws {
+        let changes = try ChangePayload.decode(Self.documentedPayload)
+        #expect(changes.map(\.operation) == [.insert, .update])
+        #expect(changes.map(\.key) == [[.integer(1)], [.integer(1)]])
+        #expect(changes[0].new?["v"] == .text("hi"))
+        #expect(changes[1].old?["v"] == .text("hi") && changes[1].new?["v"] == .integer(-1))
+        #expect(changes[1].new?["id"] == .integer(1) && changes[1].changedColumns == ["v"])
+    }
+
+    @Test func aStoreWritesTheDocumentedBytes() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)") }
+            try store.write { tx in
+                try tx.execute("INSERT INTO t VALUES (1, 'hi')")
+                try tx.execute("UPDATE t SET v = -1 WHERE id = 1")
+            }
+            let payload = try store.read { try $0.fetchValue("SELECT payload FROM _store_commits WHERE change_count = 2") }
+            guard case .blob(let data) = payload else {
+                Issue.record("no payload: \(String(describing: payload))")
+                return
+            }
+            #expect(Array(data) == Self.documentedPayload)
+        }
+    }
+
     /// Version 2 logs an update's unchanged columns as one byte each; listeners still get whole rows.
     @Test func anUpdateLogsOnlyItsChangedColumnsAndDecodesWholeRows() throws {
         try withTemporaryStore { store, _ in

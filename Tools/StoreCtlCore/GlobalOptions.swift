@@ -75,18 +75,14 @@ struct GlobalOptions: ParsableArguments {
         do {
             try checkIsStore(store)
             if case .current(let migrate) = need {
-                let status = try store.migrationStatus()
-                if let newest = status.unknown.last {
-                    throw StoreError.schemaTooNew(db: newest.version, known: MigrationSet.store.latestVersion, set: newest.set)
-                }
-                if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
-                if !status.pending.isEmpty {
+                // The library's check (the `requireCurrent` migration policy's): too new, conflicts, pending.
+                do {
+                    try store.migrationStatus().requireCurrent()
+                } catch let error as StoreError where error.code == .migrationNeeded {
                     guard migrate else {
-                        let current = status.entries.filter { $0.state == .applied && $0.set == MigrationSet.storeSetName }
-                            .map(\.version).max() ?? 0
                         throw StoreError(
                             .migrationNeeded,
-                            "store is at \(Migration.format(current)), storectl needs "
+                            "store is at \(Migration.format(try store.schemaVersion())), storectl needs "
                                 + "\(Migration.format(MigrationSet.store.latestVersion)); run `storectl migrate up` "
                                 + "(or pass --migrate)")
                     }
@@ -112,18 +108,6 @@ struct GlobalOptions: ParsableArguments {
         guard applicationID == Int64(Store.applicationID), hasHistory else {
             throw StoreError(.notAStore, "\(path) is not a storectl store (no application_id 0x53544f52 or migration history)")
         }
-    }
-
-    static func conflictError(_ entry: MigrationStatus.Entry) -> StoreError {
-        let file = "\(Migration.format(entry.version))_\(entry.name).sql"
-        if entry.state == .outOfOrder {
-            return StoreError(.migrationConflict, "\(file) is pending but a later version is applied (out of order)")
-        }
-        return StoreError(
-            .migrationConflict,
-            "\(file) was changed after it was applied (history sha256 \(entry.recordedChecksum?.prefix(12) ?? "?")…, "
-                + "file \(entry.fileChecksum?.prefix(12) ?? "?")…); after review run "
-                + "`storectl migrate repair --accept \(Migration.format(entry.version))`")
     }
 
     /// Prints a message on stderr unless --quiet.

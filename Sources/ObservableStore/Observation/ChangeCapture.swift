@@ -6,6 +6,7 @@ import StoreSQLite
 /// Each change record is: table index (varint), operation (byte), old rowid and new rowid (zig-zag
 /// varints), column count (varint), then the old values (UPDATE, DELETE) and the new values
 /// (INSERT, UPDATE). The table names are kept apart and written as the payload's header at commit.
+/// The format is defined on ``ChangePayload``.
 ///
 /// Used only inside writes, with the writer's lock held (the hook runs inside their `sqlite3_step`); not
 /// thread-safe.

@@ -1,18 +1,55 @@
 import Foundation
 import StoreSQLite
 
-/// The change log's per-commit payload: a header naming each table touched (with its columns and
-/// primary-key columns), then the change records of ``ChangeCapture``.
+/// The change log's per-commit payload (`_store_commits.payload`): a header naming each table touched
+/// (with its columns and primary-key columns), then the change records of ``ChangeCapture``.
+///
+/// This comment is **the definition of the wire format**; `docs/OBSERVATION.md` ("The change-log payload")
+/// repeats it for readers of the docs. Stores keep these bytes for as long as retention keeps a commit, and
+/// other processes (of other versions) decode them: change them only with a new ``version``, and keep
+/// reading the old ones (``readableVersions``).
 ///
 /// ```
-/// payload := version(2) tableCount tables* changeCount records*
+/// payload := version tableCount table* changeCount record*
 /// table   := name columnCount columnName* pkCount pkIndex* realCount realIndex*
+/// record  := tableIndex operation oldRowID newRowID valueCount values
+/// values  := INSERT: new*valueCount | DELETE: old*valueCount | UPDATE: old*valueCount newOrSame*valueCount
 /// ```
-/// `realIndex` lists the REAL-affinity columns: SQLite keeps an integral REAL as an integer in the row,
-/// and the preupdate hook reports it so; decoding turns it back into a REAL, as a SELECT would.
-/// Column names travel with each commit, so a commit stays readable after later migrations.
-/// Version 2 writes an UPDATE's new image with ``ValueCodec/unchangedTag`` for every column that kept its
-/// value; version 1 (whole new images) is still read.
+///
+/// - `version`: one byte, 2 (written); 1 is still read. Version 1 has no unchanged marker (an UPDATE's new
+///   image is whole); otherwise the two are the same.
+/// - Counts, lengths and indexes (`tableCount`, `columnCount`, `pkCount`, `pkIndex`, `realCount`,
+///   `realIndex`, `changeCount`, `tableIndex`, `valueCount`): unsigned LEB128 varints, 7 bits a byte, low
+///   group first, high bit set on every byte but the last.
+/// - Strings (`name`, `columnName`): a varint byte length, then the UTF-8 bytes, no tag, no NUL.
+/// - `table`: one per table touched, in first-touched order; `tableIndex` in a record is its position
+///   here (from 0). `pkIndex`: the declared primary-key columns' positions, in key order (none: the table
+///   is keyed by its rowid). `realIndex`: the REAL-affinity columns: SQLite keeps an integral REAL as an
+///   integer in the row and the preupdate hook reports it so; decoding turns it back into a REAL, as a
+///   SELECT would. Column names travel with each commit, so a commit stays readable after later migrations.
+/// - `operation`: one byte, `PreupdateChange.Operation`'s raw value: 1 INSERT, 2 UPDATE, 3 DELETE.
+/// - `oldRowID`, `newRowID`: tagged INTEGER values (tag 1, zig-zag varint); the one that does not apply
+///   (an insert's old, a delete's new) holds whatever the hook reported and is ignored.
+/// - `valueCount`: the table's column count when the row changed (it may differ from the header's after
+///   an `ALTER TABLE` by another process: extra columns are named `column<N>`, missing ones dropped).
+/// - Each value: a tag byte, then
+///
+///   | tag | value | then |
+///   |---|---|---|
+///   | 0 | NULL | nothing |
+///   | 1 | INTEGER | zig-zag varint: `(n << 1) ^ (n >> 63)`, so -1 is 1, 1 is 2 |
+///   | 2 | REAL | the IEEE 754 bit pattern, 8 bytes little-endian |
+///   | 3 | TEXT | varint byte length, UTF-8 bytes |
+///   | 4 | BLOB | varint byte length, the bytes |
+///   | 5 | unchanged | nothing: only in an UPDATE's new image (`newOrSame`), "the value of this column in the old image" |
+///
+/// Records are written inside SQLite's preupdate hook by `ChangeCapture` (table index, operation, rowids,
+/// count) and `PreupdateChange` in StoreSQLite (the values, straight from `sqlite3_value`s). So the tags
+/// and the varint and zig-zag encoders are constants of `ValueCodec` in `StoreSQLite/ValueCodec.swift`:
+/// the hook must write them and the SQLite layer may not name this module. They are part of this format,
+/// not a second one; the header and assembly are here.
+///
+/// A decoded UPDATE whose primary key changed becomes a delete of the old key and an insert of the new one.
 enum ChangePayload {
     static let version: UInt8 = 2
     static let readableVersions: ClosedRange<UInt8> = 1...2

@@ -43,4 +43,65 @@ public struct MigrationStatus: Sendable {
     public var conflicts: [Entry] { entries.filter { $0.state == .changed || $0.state == .outOfOrder } }
     /// Versions applied by newer code.
     public var unknown: [Entry] { entries.filter { $0.state == .unknown } }
+
+    /// Throws unless the store is exactly at the latest known version of every set: the check of
+    /// ``StoreConfiguration/MigrationPolicy/requireCurrent``, for tools that opened a store with
+    /// ``StoreConfiguration/MigrationPolicy/none`` and want the same answer.
+    ///
+    /// In this order: a version applied by newer code throws ``StoreError/Code/schemaTooNew``; a changed
+    /// or out-of-order file throws ``StoreError/Code/migrationConflict`` (see
+    /// ``StoreError/migrationConflict(_:)``); a pending file throws ``StoreError/Code/migrationNeeded``,
+    /// naming the pending files.
+    public func requireCurrent() throws {
+        if let newest = unknown.last {
+            let known = entries.filter { $0.set == newest.set && $0.state != .unknown }.map(\.version).max() ?? 0
+            throw StoreError.schemaTooNew(db: newest.version, known: known, set: newest.set)
+        }
+        if let conflict = conflicts.first { throw StoreError.migrationConflict(conflict) }
+        let pending = self.pending
+        guard let first = pending.first else { return }
+        let current = entries.filter { $0.set == first.set && $0.state == .applied }.map(\.version).max() ?? 0
+        let latest = entries.filter { $0.set == first.set }.map(\.version).max() ?? 0
+        let setText = first.set == MigrationSet.storeSetName ? "" : " (migration set '\(first.set)')"
+        let files = pending.map { ($0.set == MigrationSet.storeSetName ? "" : $0.set + "/") + $0.fileName }
+        throw StoreError(
+            .migrationNeeded,
+            "store is at \(Migration.format(current)), this code needs \(Migration.format(latest))\(setText); "
+                + "pending: \(files.joined(separator: ", "))")
+    }
+}
+
+extension MigrationStatus {
+    /// Where every migration of `sets` stands, given the history rows (those of other sets are ignored).
+    init(sets: [MigrationSet], history: [(set: String, version: Int, name: String, checksum: String, appliedAt: Date?)]) {
+        var entries: [Entry] = []
+        for set in sets {
+            let applied = Dictionary(
+                history.filter { $0.set == set.name }.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+            let newest = applied.keys.max() ?? 0
+            for migration in set.migrations {
+                let row = applied[migration.version]
+                let state: State =
+                    if let row { row.checksum == migration.checksum ? .applied : .changed } else {
+                        migration.version < newest ? .outOfOrder : .pending
+                    }
+                entries.append(
+                    Entry(
+                        set: set.name, version: migration.version, name: migration.name, state: state, appliedAt: row?.appliedAt,
+                        recordedChecksum: row?.checksum, fileChecksum: migration.checksum))
+            }
+            for row in applied.values.sorted(by: { $0.version < $1.version }) where row.version > set.latestVersion {
+                entries.append(
+                    Entry(
+                        set: set.name, version: row.version, name: row.name, state: .unknown, appliedAt: row.appliedAt,
+                        recordedChecksum: row.checksum, fileChecksum: nil))
+            }
+        }
+        self.entries = entries
+    }
+}
+
+extension MigrationStatus.Entry {
+    /// The file name, e.g. `0003_add_tags.sql`.
+    var fileName: String { "\(Migration.format(version))_\(name).sql" }
 }

@@ -43,6 +43,10 @@ struct Migrator {
         case .validateOnly:
             try checkApplicationID()
             try validate(try readHistory())
+        case .requireCurrent:
+            try checkApplicationID()
+            let history = try readHistory().map { ($0.set, $0.version, $0.name, $0.checksum, Date?.none) }
+            try MigrationStatus(sets: sets, history: history).requireCurrent()
         case .migrate: try migrate(limit: nil)
         case .migrateUpTo(let version, let set):
             guard sets.contains(where: { $0.name == set }) else {

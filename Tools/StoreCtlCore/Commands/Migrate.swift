@@ -30,7 +30,7 @@ struct Migrate: ParsableCommand {
                 ]
             }
             global.output.rows(["set", "version", "name", "state", "applied_at", "checksum"], rows)
-            if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
+            if let conflict = status.conflicts.first { throw StoreError.migrationConflict(conflict) }
             if !status.pending.isEmpty {
                 global.say("\(status.pending.count) pending; run `storectl migrate up`")
                 if exitCode { throw StoreError(.migrationNeeded, "\(status.pending.count) migrations pending") }
@@ -52,12 +52,12 @@ struct Migrate: ParsableCommand {
             let before = try global.openStore(.any)
             let status = try before.migrationStatus()
             before.close()
-            if let newest = status.unknown.last {
-                throw StoreError.schemaTooNew(db: newest.version, known: MigrationSet.store.latestVersion, set: newest.set)
-            }
-            if let conflict = status.conflicts.first { throw GlobalOptions.conflictError(conflict) }
+            // The library's check: a newer schema or a conflict throws; only pending files are left to apply.
+            do {
+                try status.requireCurrent()
+                return global.say("nothing to do: the store is up to date")
+            } catch let error as StoreError where error.code == .migrationNeeded {}
             let pending = status.pending
-            guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
             var configuration = StoreConfiguration()
             configuration.createIfMissing = false
             configuration.busyTimeout = global.busyTimeoutDuration
