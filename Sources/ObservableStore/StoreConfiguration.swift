@@ -87,7 +87,9 @@ public struct StoreConfiguration: Sendable {
     /// Where the store logs (swift-log). Quiet by default.
     public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Told about every error a listener's handler throws, with the listener's name (nil by default).
-    /// The error is also logged at warning level through ``logger``.
+    /// The error is also logged at warning level through ``logger``. Also told (and logged at error level)
+    /// when a typed listener gets a row that does not decode (``RecordEvent/decodingFailed(_:)``) or is
+    /// refused a filter that leaves its record's table out; see ``Store/listen(_:to:filter:options:handler:)``.
     ///
     /// A listener that throws loses only that event; a durable listener keeps the commit unacknowledged and
     /// retries it. Called on the thread that ran the handler, right after it threw: be quick, and do not

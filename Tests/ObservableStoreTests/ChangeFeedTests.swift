@@ -135,7 +135,7 @@ import Testing
             let feed = try #require(store.feed)
             feed.stop()  // this process stops looking while another one writes and prunes
             var configuration = StoreConfiguration()
-            configuration.retention = RetentionPolicy(maximumCommits: 5, maximumAge: nil, hardCapCommits: nil)
+            configuration.retention = RetentionPolicy(minimumKeptCommits: 5, minimumKeptAge: nil, hardCapCommits: nil)
             let other = try Store(path: path, configuration: configuration)
             for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "o\(index)", x: 0, y: 0)) }
             #expect(try other.pruneChangeLog() == 15)

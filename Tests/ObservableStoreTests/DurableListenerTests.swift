@@ -108,7 +108,7 @@ import Testing
 
     @Test func retentionKeepsWhatTheSlowestDurableListenerNeeds() throws {
         var configuration = StoreConfiguration()
-        configuration.retention = RetentionPolicy(maximumCommits: 10, maximumAge: nil, hardCapCommits: 40, pruneInterval: 1_000)
+        configuration.retention = RetentionPolicy(minimumKeptCommits: 10, minimumKeptAge: nil, hardCapCommits: 40, pruneInterval: 1_000)
         try withTemporaryStore(configuration: configuration) { store, _ in
             let gate = DispatchSemaphore(value: 0)
             let received = Received()
@@ -130,7 +130,7 @@ import Testing
 
     @Test func aCursorPrunedPastTheHardCapExpiresExplicitly() throws {
         var configuration = StoreConfiguration()
-        configuration.retention = RetentionPolicy(maximumCommits: 5, maximumAge: nil, hardCapCommits: 10, pruneInterval: 1_000)
+        configuration.retention = RetentionPolicy(minimumKeptCommits: 5, minimumKeptAge: nil, hardCapCommits: 10, pruneInterval: 1_000)
         try withTemporaryStore(configuration: configuration) { store, _ in
             var token: ListenerToken? = try store.listenDurably("sleeper") { _ in }
             token?.cancel()
@@ -151,7 +151,7 @@ import Testing
 
     @Test func pruningRunsByItselfAndEmitsNoEvents() throws {
         var configuration = StoreConfiguration()
-        configuration.retention = RetentionPolicy(maximumCommits: 3, maximumAge: nil, hardCapCommits: nil, pruneInterval: 5)
+        configuration.retention = RetentionPolicy(minimumKeptCommits: 3, minimumKeptAge: nil, hardCapCommits: nil, pruneInterval: 5)
         try withTemporaryStore(configuration: configuration) { store, _ in
             let (recorder, token) = store.record()
             try insert(store, 10)

@@ -121,7 +121,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     /// Pruning never removes the newest commit record: the next sequence is computed from it.
     @Test func pruningKeepsTheNewestCommitSoSequencesNeverRepeat() throws {
         var configuration = StoreConfiguration()
-        configuration.retention = RetentionPolicy(maximumCommits: 0, maximumAge: nil, hardCapCommits: 0)
+        configuration.retention = RetentionPolicy(minimumKeptCommits: 0, minimumKeptAge: nil, hardCapCommits: 0)
         try withTemporaryStore(configuration: configuration) { store, _ in
             for index in 1...5 { try store.write { try $0.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) } }
             try store.pruneChangeLog()

@@ -59,18 +59,102 @@ import Testing
         }
     }
 
-    @Test func aRowTheRowDecoderRefusesBecomesAGap() throws {
-        try withTemporaryStore { store, _ in
+    @Test func aRowThatDoesNotDecodeReachesTheHandlerAsAnErrorNamingTableColumnAndSequence() throws {
+        let reported = Recorder<String>()
+        var configuration = StoreConfiguration()
+        configuration.listenerErrorHandler = { name, error in reported.append("\(name): \(error)") }
+        try withTemporaryStore(configuration: configuration) { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }
             let events = Recorder<RecordEvent<Marked>>()
             let token = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) { events.append($0) }
             try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (1, 'ok')") }  // 2
-            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (2, ?)", [Marked.refused]) }  // 3
-            #expect(events.all.count == 2)
-            if case .commit(let commit) = events.all.first { #expect(commit.changes.first?.new?.name == "ok") } else { Issue.record("no commit") }
-            if case .gap(let missed) = events.all.last { #expect(missed == 3...3) } else { Issue.record("no gap") }
+            // A BLOB where Marked reads TEXT: the row decoder's type mismatch in column `name`.
+            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (2, X'01')") }  // 3
+            // A row Marked's initializer refuses with its own error: the column is not known.
+            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (3, ?)", [Marked.refused]) }  // 4
+            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (4, 'later')") }  // 5
+            #expect(events.all.count == 4)
+            let failures = events.all.compactMap { event -> StoreError? in
+                if case .decodingFailed(let error) = event { return error }
+                if case .gap = event { Issue.record("a decoding failure delivered as a gap") }
+                return nil
+            }
+            try #require(failures.count == 2)
+            #expect(failures.allSatisfy { $0.code == .invalidInput })
+            #expect(failures[0].message.contains("commit 3"))
+            #expect(failures[0].message.contains("table marked"))
+            #expect(failures[0].message.contains("column name"))
+            #expect(failures[1].message.contains("commit 4") && failures[1].message.contains("table marked"))
+            #expect(failures[1].message.contains("refused"))
+            // The listener goes on: the next commit is delivered.
+            if case .commit(let commit) = events.all.last {
+                #expect(commit.sequence == 5 && commit.changes.first?.new?.name == "later")
+            } else {
+                Issue.record("no commit after the failures")
+            }
+            // The application's error handler hears about both.
+            #expect(reported.all.count == 2)
+            #expect(reported.all.first?.hasPrefix("marked: commit 3") == true)
             withExtendedLifetime(token) {}
         }
+    }
+
+    @Test func aTypedListenerCombinesTheCallersFilterWithItsTable() throws {
+        try withTemporaryStore { store, _ in
+            try store.write { tx in
+                try tx.execute(RecordEventTests.createTable)
+                try tx.execute("CREATE TABLE other (id INTEGER PRIMARY KEY, name TEXT)")
+            }
+            let keyed = Recorder<RecordEvent<Marked>>()
+            let keyedToken = store.listen(
+                "keyed", to: Marked.self, filter: ChangeFilter(keys: [.integer(2)]), options: ListenerOptions(immediate: true)
+            ) { keyed.append($0) }
+            let both = Recorder<RecordEvent<Marked>>()
+            let bothToken = store.listen(
+                "both", to: Marked.self, filter: ChangeFilter(tables: ["marked", "other"]), options: ListenerOptions(immediate: true)
+            ) { both.append($0) }
+            try store.write { tx in
+                try tx.execute("INSERT INTO marked (id, name) VALUES (1, 'a')")
+                try tx.execute("INSERT INTO other (id, name) VALUES (1, 'x')")
+            }
+            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (2, 'b')") }
+            try store.write { tx in try tx.execute("INSERT INTO other (id, name) VALUES (2, 'y')") }
+            #expect(keyed.all.flatMap(Self.names) == ["b"])
+            #expect(both.all.flatMap(Self.names) == ["a", "b"])
+            withExtendedLifetime((keyedToken, bothToken)) {}
+        }
+    }
+
+    @Test func aTypedListenerRefusesAFilterThatLeavesItsTableOut() throws {
+        let reported = Recorder<String>()
+        var configuration = StoreConfiguration()
+        configuration.listenerErrorHandler = { name, error in reported.append("\(name): \(error)") }
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            try store.write { tx in try tx.execute(RecordEventTests.createTable) }
+            let existing = Recorder<RecordEvent<Marked>>()
+            let existingToken = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) {
+                existing.append($0)
+            }
+            let refused = Recorder<RecordEvent<Marked>>()
+            let refusedToken = store.listen(
+                "marked", to: Marked.self, filter: .table("other"), options: ListenerOptions(immediate: true)
+            ) { refused.append($0) }
+            #expect(refusedToken.isCancelled)
+            #expect(reported.all.count == 1)
+            #expect(reported.all.first.map { $0.contains("other") && $0.contains("marked") } == true)
+            try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (1, 'a')") }
+            #expect(refused.all.isEmpty)
+            // The listener already registered under that name is left alone.
+            #expect(!existingToken.isCancelled)
+            #expect(existing.all.flatMap(Self.names) == ["a"])
+            #expect(store.listenerNames == ["marked"])
+        }
+    }
+
+    /// The new names of a typed event's changes.
+    private static func names(_ event: RecordEvent<Marked>) -> [String] {
+        guard case .commit(let commit) = event else { return [] }
+        return commit.changes.compactMap(\.new?.name)
     }
 }
 

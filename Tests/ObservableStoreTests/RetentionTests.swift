@@ -32,8 +32,8 @@ import Testing
             .compactMap { $0["seq"].flatMap(Int64.fromDatabaseValue) }
     }
 
-    private static func byAge(maximumCommits: Int? = nil) -> RetentionPolicy {
-        RetentionPolicy(maximumCommits: maximumCommits, maximumAge: .seconds(3600), hardCapCommits: nil, pruneInterval: 1_000)
+    private static func byAge(minimumKeptCommits: Int? = nil) -> RetentionPolicy {
+        RetentionPolicy(minimumKeptCommits: minimumKeptCommits, minimumKeptAge: .seconds(3600), hardCapCommits: nil, pruneInterval: 1_000)
     }
 
     @Test func commitsOlderThanTheAgeLimitGoAndYoungerOnesStay() throws {
@@ -60,12 +60,12 @@ import Testing
 
     @Test func aCommitGoesOnlyWhenBothLimitsLetItGo() throws {
         // The count limit keeps the last 4 (3...6), the age limit keeps 5 and 6: only 1 and 2 go.
-        try withLog(Self.byAge(maximumCommits: 4), commits: 6, old: [1, 2, 3, 4]) { store throws in
+        try withLog(Self.byAge(minimumKeptCommits: 4), commits: 6, old: [1, 2, 3, 4]) { store throws in
             #expect(try store.pruneChangeLog() == 2)
             #expect(try keptSequences(store) == [3, 4, 5, 6])
         }
         // The age limit keeps 2...6, the count limit would let 1 and 2 go: only 1 goes.
-        try withLog(Self.byAge(maximumCommits: 4), commits: 6, old: [1]) { store throws in
+        try withLog(Self.byAge(minimumKeptCommits: 4), commits: 6, old: [1]) { store throws in
             #expect(try store.pruneChangeLog() == 1)
             #expect(try keptSequences(store) == [2, 3, 4, 5, 6])
         }

@@ -30,15 +30,22 @@ public struct RecordCommit<R: Record>: Sendable {
 }
 
 /// What a typed listener receives.
+///
+/// A `switch` over it should end with `default:` (or handle every case): new cases may be added.
 public enum RecordEvent<R: Record>: Sendable {
     /// A commit that changed records of `R` (or the schema).
     case commit(RecordCommit<R>)
-    /// Commits were missed (the listener fell behind, or a row no longer decodes as `R`): refetch.
+    /// Commits were missed (the listener fell behind): refetch.
     case gap(missed: ClosedRange<Int64>)
     /// A writer that does not log its changes changed the file: refetch.
     case externalChange
+    /// A changed row of `R`'s table does not decode as `R`: the table and the record type disagree (a
+    /// schema bug, not lag). The ``StoreError`` (code ``StoreError/Code/invalidInput``) names the table,
+    /// the column and the commit's sequence; the rest of that commit is not delivered. Refetch, and fix
+    /// the record type or the schema. The listener keeps receiving later commits.
+    case decodingFailed(StoreError)
 
-    /// Types the events of `R`'s table; a change whose row does not decode as `R` turns the commit into a gap.
+    /// Types the events of `R`'s table; a commit with a row that does not decode as `R` becomes `.decodingFailed`.
     init(_ event: StoreEvent) {
         switch event {
         case .gap(let missed):
@@ -49,16 +56,58 @@ public enum RecordEvent<R: Record>: Sendable {
             do {
                 let changes = try commit.changes.map { change in
                     RecordChange<R>(
-                        operation: change.operation, key: change.key, old: try change.old.map { try $0.decode(R.self) },
-                        new: try change.new.map { try $0.decode(R.self) }, changedColumns: change.changedColumns)
+                        operation: change.operation, key: change.key,
+                        old: try change.old.map { try Self.decode($0, of: change, in: commit) },
+                        new: try change.new.map { try Self.decode($0, of: change, in: commit) },
+                        changedColumns: change.changedColumns)
                 }
                 self = .commit(
                     RecordCommit(
                         sequence: commit.sequence, committedAt: commit.committedAt, origin: commit.origin, changes: changes,
                         schemaChanged: commit.schemaChanged))
+            } catch let error as StoreError {
+                self = .decodingFailed(error)
             } catch {
-                self = .gap(missed: commit.sequence...commit.sequence)
+                self = .decodingFailed(StoreError(.internal, "\(error)"))
             }
+        }
+    }
+
+    /// `row` as an `R`, or a ``StoreError`` naming the table, the column and the commit's sequence.
+    private static func decode(_ row: Row, of change: Change, in commit: Commit) throws -> R {
+        do {
+            return try RowReader.decode(R.self, from: row)
+        } catch {
+            let column: String
+            let detail: String
+            switch error {
+            case let error as DecodingError:
+                column = error.column ?? "unknown"
+                detail = error.summary
+            case let error as StoreError:
+                column = "unknown (thrown by \(R.self)'s initializer)"
+                detail = error.message
+            default:
+                column = "unknown (thrown by \(R.self)'s initializer)"
+                detail = "\(error)"
+            }
+            throw StoreError(
+                .invalidInput,
+                "commit \(commit.sequence): a row of table \(change.table), column \(column), does not decode as \(R.self): \(detail)")
+        }
+    }
+}
+
+extension DecodingError {
+    /// The column the row decoder was reading (the first key of the coding path, or the missing key), if known.
+    var column: String? {
+        switch self {
+        case .keyNotFound(let key, _):
+            key.stringValue
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath.first?.stringValue
+        @unknown default:
+            nil
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension Store {
     /// Registers a listener under `name`: `handler` receives every commit with a change matching
@@ -31,6 +32,17 @@ extension Store {
 
     /// Registers a typed listener for the records of `R`'s table; see ``listen(_:filter:options:handler:)``.
     ///
+    /// `filter` is combined with `R`'s table: with no ``ChangeFilter/tables`` (or with tables that include
+    /// `R`'s) the listener receives the changes to `R`'s table that match the rest of `filter`. A filter
+    /// whose tables leave `R`'s table out is refused: nothing is registered (a listener already registered
+    /// under `name` is left alone), the returned token is already cancelled (``ListenerToken/isCancelled``),
+    /// and a ``StoreError/Code/invalidInput`` error naming both is logged at error level and handed to
+    /// ``StoreConfiguration/listenerErrorHandler``.
+    ///
+    /// A changed row that does not decode as `R` reaches the handler as ``RecordEvent/decodingFailed(_:)``,
+    /// whose error names the table, the column and the commit's sequence; that error is also logged at
+    /// error level and handed to ``StoreConfiguration/listenerErrorHandler``.
+    ///
     /// For example:
     ///
     /// ```swift
@@ -45,8 +57,23 @@ extension Store {
         handler: @escaping @Sendable (RecordEvent<R>) throws -> Void
     ) -> ListenerToken {
         var filter = filter
+        if let tables = filter.tables, !tables.contains(R.tableName) {
+            let error = StoreError(
+                .invalidInput,
+                "listener \(name): the filter's tables (\(tables.sorted().joined(separator: ", "))) leave out "
+                    + "\(R.self)'s table \(R.tableName); nothing was registered")
+            configuration.report(error, listener: name)
+            let refused = makeListener(name, filter: filter, options: options) { _ in false }
+            refused.cancel()
+            return ListenerToken(listener: refused, center: observation, cancelsOnRelease: false)
+        }
         filter.tables = [R.tableName]
-        return listen(name, filter: filter, options: options) { event in try handler(RecordEvent<R>(event)) }
+        let configuration = configuration
+        return listen(name, filter: filter, options: options) { event in
+            let typed = RecordEvent<R>(event)
+            if case .decodingFailed(let error) = typed { configuration.report(error, listener: name) }
+            try handler(typed)
+        }
     }
 
     /// Registers a listener that lives as long as `owner`: the store holds `owner` weakly, and once it is
@@ -119,6 +146,14 @@ extension Store {
     func register(_ listener: Listener, detached: Bool = false) -> ListenerToken {
         observation.register(listener)
         return ListenerToken(listener: listener, center: observation, cancelsOnRelease: !detached)
+    }
+}
+
+extension StoreConfiguration {
+    /// Logs a listener's error (not one its handler threw) at error level and hands it to ``listenerErrorHandler``.
+    func report(_ error: StoreError, listener name: String) {
+        logger.error("\(error.message)", metadata: ["listener": "\(name)"])
+        listenerErrorHandler?(name, error)
     }
 }
 

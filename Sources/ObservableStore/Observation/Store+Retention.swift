@@ -15,13 +15,13 @@ extension Store {
         let last = try ChangeLog.lastSequence(transaction)
         // Everything at or below `bound` may go: older than both the count and the age limit.
         var bound = last
-        if let maximumCommits = policy.maximumCommits { bound = min(bound, last - Int64(maximumCommits)) }
-        if let maximumAge = policy.maximumAge, bound > 0 {
+        if let minimumKeptCommits = policy.minimumKeptCommits { bound = min(bound, last - Int64(minimumKeptCommits)) }
+        if let minimumKeptAge = policy.minimumKeptAge, bound > 0 {
             // The oldest record young enough to stay, looked for from the oldest up, and not past `bound`: the
             // scan reads only records that go (committed_at has no index; `max(seq) WHERE committed_at < ?`
             // read the whole log, 13 ms at 200,000 records, at every pruning run). Everything below it is old
             // enough; a record older than one kept (a clock stepped back) stays too.
-            let cutoff = Date().addingTimeInterval(-Double(maximumAge.components.seconds))
+            let cutoff = Date().addingTimeInterval(-Double(minimumKeptAge.components.seconds))
             if let firstYoung = try transaction.fetchValue(
                 "SELECT seq FROM \(ChangeLog.commitsTable) WHERE seq <= ? AND committed_at >= ? ORDER BY seq LIMIT 1",
                 [bound, Timestamp.format(cutoff)]
@@ -29,7 +29,7 @@ extension Store {
                 bound = firstYoung - 1
             }
         }
-        if policy.maximumCommits == nil && policy.maximumAge == nil { bound = 0 }
+        if policy.minimumKeptCommits == nil && policy.minimumKeptAge == nil { bound = 0 }
         // Durable listeners hold the log back, up to the hard cap.
         if let slowest = try transaction.fetchValue("SELECT min(cursor_seq) FROM \(DurableCursor.table)")
             .flatMap(Int64.fromDatabaseValue)
