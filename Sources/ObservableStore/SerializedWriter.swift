@@ -16,12 +16,11 @@ final class Writer {
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
     /// Notices writes of programs that do not log, at the start of each write.
-    let foreignWrites: ForeignWriteDetector
+    let foreignWrites = ForeignWriteDetector()
 
     init(connection: Connection, changeLogLayout: ChangeLogLayout) {
         self.connection = connection
         self.changeLog = ChangeLog(layout: changeLogLayout)
-        self.foreignWrites = ForeignWriteDetector(databasePath: connection.path)
     }
 
     /// Whether the library's change-log tables exist in their current layout (a store migrated only part of
@@ -115,8 +114,9 @@ final class SerializedWriter: @unchecked Sendable {
         #endif
     }
 
-    /// Runs `body` with the writer and waits for it.
-    func sync<T>(_ body: (Writer) throws -> T) throws -> T {
+    /// Runs `body` with the writer and waits for it. `countsAsWrite: false` keeps the change feed from
+    /// taking it for a write of this process (the feed's own checks, which must not wake it again).
+    func sync<T>(countsAsWrite: Bool = true, _ body: (Writer) throws -> T) throws -> T {
         guard !isInsideWrite else {
             throw StoreError(
                 .transactionMisuse,
@@ -124,9 +124,9 @@ final class SerializedWriter: @unchecked Sendable {
         }
         if waiting.load(ordering: .relaxed) == 0, lock.try() {
             defer { lock.unlock() }
-            return try run(body)
+            return try run(countsAsWrite: countsAsWrite, body)
         }
-        return try inTurn { try run(body) }
+        return try inTurn { try run(countsAsWrite: countsAsWrite, body) }
     }
 
     /// Runs `body` with `lock` held once the writes already waiting on `queue` have had their turn.
@@ -162,8 +162,9 @@ final class SerializedWriter: @unchecked Sendable {
 
     /// Runs `work` (with `lock` held) as this process's write, then the checkpoint if one is due; the
     /// change feed is told when the write starts and when both have ended. Throws if the store is closed.
-    private func run<T>(_ work: (Writer) throws -> T) throws -> T {
+    private func run<T>(countsAsWrite: Bool = true, _ work: (Writer) throws -> T) throws -> T {
         guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
+        let activity = countsAsWrite ? self.activity : nil
         return try insideWrite {
             activity?.ownWriteStarted()
             defer {

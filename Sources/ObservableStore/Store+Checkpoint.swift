@@ -10,7 +10,8 @@ extension Store {
     /// is then false). The other modes wait, up to ``StoreConfiguration/busyTimeout``, for other processes'
     /// writers and for readers of older snapshots (this store's own included: do not call it inside a `read`
     /// that has read something). When they cannot finish in that time they throw ``StoreError/Code/busy``,
-    /// naming the frames copied so far (those stay copied).
+    /// naming the frames copied so far (those stay copied). Any mode, `passive` included, also throws
+    /// ``StoreError/Code/busy`` when another connection is checkpointing the same file at that moment.
     ///
     /// An in-memory store has no WAL: the result is zero frames. A closed store throws
     /// ``StoreError/Code/transactionMisuse``, and so does a call inside a `write` closure.
@@ -40,10 +41,10 @@ extension Store {
     }
 
     /// The WAL's frames and how many are already in the database file, read from SQLite's shared-memory
-    /// index (`-shm`) without checkpointing and without a lock (for `storectl info`). Nil for an in-memory
-    /// store, or when no WAL index is there to read.
+    /// index (`-shm`) through the writer connection, in the writer's turn, without checkpointing (for
+    /// `storectl info`). Nil for an in-memory store, or when no WAL index is there to read.
     package func walFrames() -> CheckpointResult? {
-        guard path != ":memory:", let frames = Connection.walIndexFrames(databasePath: path) else { return nil }
+        guard path != ":memory:", let frames = try? writer.sync({ $0.connection.walIndexFrames() }) ?? nil else { return nil }
         return CheckpointResult(walFrames: frames.walFrames, checkpointedFrames: frames.checkpointedFrames)
     }
 

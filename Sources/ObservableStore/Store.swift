@@ -298,7 +298,8 @@ public final class Store: Sendable {
     ///   taken it for that commit. A failure is logged: the next write checks again.
     func logForeignWrite(seenAt position: LogPosition?) {
         do {
-            try writer.sync { writer in
+            // Not counted as this process's write: the feed would take its end for a new burst of writes.
+            try writer.sync(countsAsWrite: false) { writer in
                 let connection = writer.connection
                 var marker: LoggedCommit?
                 try connection.inTransaction {

@@ -50,26 +50,34 @@ extension Connection {
         errno = 0
         let code = sqlite3_wal_checkpoint_v2(handle, nil, flag, &log, &checkpointed)
         guard code == SQLITE_OK || code & 0xFF == SQLITE_BUSY else { throw lastError(code, sql: nil, threadErrno: errno) }
-        walHook?.frames = 0
+        if code == SQLITE_OK { walHook?.frames = 0 }  // a busy checkpoint copied nothing for sure: retry at the next write
         return CheckpointOutcome(
             walFrames: Int(max(log, 0)), checkpointedFrames: Int(max(checkpointed, 0)), finished: code == SQLITE_OK)
     }
 
-    /// The WAL's frames and how many of them are already in the database file, read from the wal-index
-    /// header in the `-shm` file of the database at `databasePath` (`mxFrame` and `nBackfill`), without a
-    /// connection, a lock or a checkpoint. Nil when there is no readable, initialised, consistent header
-    /// (no WAL, or no connection has the database open). Reads the file only: any thread may call it.
+    /// The WAL's frames and how many of them are already in the database file (`mxFrame` and `nBackfill` of
+    /// the wal-index header), read without a checkpoint and without a lock. Nil when the database is not in
+    /// WAL mode, or its wal-index is not set up yet. Use the connection as any other call (not from two
+    /// threads at once).
     ///
-    /// The header is kept twice; a reader that finds the copies different caught a writer mid-update, and
-    /// retries, as SQLite does. Related SQLite documentation: <https://www.sqlite.org/walformat.html>
-    package static func walIndexFrames(databasePath: String) -> (walFrames: Int, checkpointedFrames: Int)? {
-        let descriptor = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { _ = Foundation.close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 100)
+    /// The header is read from the shared memory SQLite itself has mapped for this connection, through the
+    /// VFS's `xShmMap` — never by opening the `-shm` file: closing a descriptor of a file drops every POSIX
+    /// lock this process holds on it, SQLite's included (https://www.sqlite.org/howtocorrupt.html, 2.2). The
+    /// header is kept twice; copies that differ caught a writer mid-update, and the read is retried, as
+    /// SQLite does. Related SQLite documentation: <https://www.sqlite.org/walformat.html>
+    package func walIndexFrames() -> (walFrames: Int, checkpointedFrames: Int)? {
+        guard !isClosed else { return nil }
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+            let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        // Region 0 of the wal-index, 32 KiB as SQLite maps it; not created when it does not exist (bExtend 0).
+        guard map(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return nil }
+        let header = UnsafeRawPointer(region)
         for _ in 0..<100 {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
-            guard count == 100 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 100)
+            bytes.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: header, count: 100)) }
             guard bytes[0..<48] == bytes[48..<96] else {
                 usleep(100)
                 continue

@@ -258,6 +258,17 @@ import Testing
         }
     }
 
+    @Test func theCheckAfterOwnWritesRunsOnceAndDoesNotWakeItself() throws {
+        try withTemporaryStore { store, _ in
+            try store.repository(NodeVO.self).insert(NodeVO(name: "one", x: 0, y: 0))
+            let checks = { (try? store.writer.sync(countsAsWrite: false) { $0.foreignWrites.checks }) ?? -1 }
+            // The write checked once; once the feed saw this process stop writing, the writer checks once more.
+            try waitUntil { checks() >= 2 }
+            usleep(1_200_000)  // several feed polls (250 ms): time for a check that woke itself to run again
+            #expect(checks() == 2)
+        }
+    }
+
     @Test func aNewStoresMigrationsAreNotLogged() throws {
         try withTemporaryStore { (store: Store, _: String) throws in
             #expect(try store.lastSequence() == 0)

@@ -151,6 +151,9 @@ import Testing
         #expect(parse("store.sqlite.pre-billing-0012.bak") == "billing/12")
         #expect(parse("store.sqlite.pre-billing-v2-0003.bak") == "billing-v2/3")
         #expect(parse("store.sqlite.pre-12345.bak") == "store/12345")
+        // A backup of another store whose name extends this one's (`store.sqlite.pre-x`) is not this store's.
+        #expect(parse("store.sqlite.pre-x.pre-0004.bak") == nil)
+        #expect(parse("store.sqlite.pre-x.bak-0004.bak") == nil)
         for name in lookalikes { #expect(parse(name) == nil, "\(name)") }
         #expect(MigrationBackup.path(for: "/x/store.sqlite", set: "billing", version: 7) == "/x/store.sqlite.pre-billing-0007.bak")
         #expect(MigrationBackup.path(for: "/x/store.sqlite", set: MigrationSet.storeSetName, version: 7) == "/x/store.sqlite.pre-0007.bak")

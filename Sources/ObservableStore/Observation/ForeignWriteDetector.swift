@@ -25,14 +25,10 @@ final class ForeignWriteDetector {
     }
 
     private var afterLastCommit: Mark?
+    /// How many times ``check(on:)`` ran (for tests; read in the writer's turn).
+    private(set) var checks = 0
     /// The log's last sequence and bookkeeping counter inside the open transaction, as far as known.
     private var current: (last: Int64, bookkeeping: Int64)?
-    /// The database file, whose `-shm` wal-index tells whether the WAL holds committed frames.
-    private let databasePath: String
-
-    init(databasePath: String) {
-        self.databasePath = databasePath
-    }
 
     /// Remembers where the file stands now, with nothing to report (at open, and after writes that did not
     /// go through ``check(on:)``). Reads in one transaction unless the caller is in one.
@@ -48,6 +44,7 @@ final class ForeignWriteDetector {
     /// Call first inside a write transaction: whether a foreign write happened since the last commit this
     /// detector saw. Costs nothing when no other connection committed since (the data version did not move).
     func check(on connection: Connection) throws -> Bool {
+        checks += 1
         let dataVersion = connection.fileDataVersion
         if let mark = afterLastCommit, mark.dataVersion == dataVersion {
             current = (mark.last, mark.bookkeeping)
@@ -56,14 +53,14 @@ final class ForeignWriteDetector {
         let position = try ChangeLog.position(on: connection)
         current = (position.last, position.bookkeeping)
         guard let mark = afterLastCommit else { return false }
-        return position.last == mark.last && position.bookkeeping == mark.bookkeeping && walHoldsCommits
+        return position.last == mark.last && position.bookkeeping == mark.bookkeeping && walHoldsCommits(connection)
     }
 
     /// Whether the WAL holds committed frames. When it holds none, the data version moved because the WAL
     /// was started over (a RESTART or TRUNCATE checkpoint, or a writer restarting it before its first
     /// commit), not because anything was committed. True when the wal-index cannot be read.
-    private var walHoldsCommits: Bool {
-        (Connection.walIndexFrames(databasePath: databasePath)?.walFrames ?? 1) > 0
+    private func walHoldsCommits(_ connection: Connection) -> Bool {
+        (connection.walIndexFrames()?.walFrames ?? 1) > 0
     }
 
     /// Whether the log stands exactly at `expected` (last sequence and bookkeeping) inside the open write
@@ -71,7 +68,7 @@ final class ForeignWriteDetector {
     func logStands(at expected: LogPosition, on connection: Connection) throws -> Bool {
         let position = try ChangeLog.position(on: connection)
         current = (position.last, position.bookkeeping)
-        return position.last == expected.last && position.bookkeeping == expected.bookkeeping && walHoldsCommits
+        return position.last == expected.last && position.bookkeeping == expected.bookkeeping && walHoldsCommits(connection)
     }
 
     /// The transaction appended a log row with `sequence`.

@@ -47,7 +47,9 @@ public struct MigrationBackup: Sendable, Hashable {
         let set = String(middle.dropLast(digits.count + 1))
         // A backup of a backup (`app.sqlite.pre-0004.bak.pre-0005.bak`) belongs to the other file; and the
         // library's set is never spelled out.
-        guard !set.isEmpty, !set.contains(".bak.pre-"), !set.hasSuffix(".bak.pre"), set != MigrationSet.storeSetName else {
+        // Nor is a "set" holding `.pre` or `.bak`: `app.sqlite.pre-x.pre-0004.bak` is a backup of another store,
+        // `app.sqlite.pre-x`, not of set `x.pre` of this one.
+        guard !set.isEmpty, !set.contains(".pre"), !set.contains(".bak"), set != MigrationSet.storeSetName else {
             return nil
         }
         return (set, version)
