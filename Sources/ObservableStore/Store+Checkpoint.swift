@@ -44,7 +44,7 @@ extension Store {
     /// index (`-shm`) through the writer connection, in the writer's turn, without checkpointing (for
     /// `storectl info`). Nil for an in-memory store, or when no WAL index is there to read.
     package func walFrames() -> CheckpointResult? {
-        guard path != ":memory:", let frames = try? writer.sync({ $0.connection.walIndexFrames() }) ?? nil else { return nil }
+        guard path != ":memory:", let frames = try? writer.sync(countsAsWrite: false, { $0.connection.walIndexFrames() }) ?? nil else { return nil }
         return CheckpointResult(walFrames: frames.walFrames, checkpointedFrames: frames.checkpointedFrames)
     }
 
