@@ -274,7 +274,14 @@ package final class Statement {
     package func step() throws(SQLiteError) -> Bool {
         errno = 0  // so that the errno read after a failure is this step's (see SQLiteError.systemErrno)
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return true
+        case SQLITE_ROW:
+            // SQLite re-prepares a statement inside step after a schema change, and `SELECT *` may then have other
+            // columns, as many as before or not (a column dropped and another added): its re-preparation count tells.
+            // Checked once a row here, not at every column lookup.
+            if columnIndexes != nil, sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) != columnIndexesPreparation {
+                columnIndexes = nil
+            }
+            return true
         case SQLITE_DONE: return false
         case let code:
             let threadErrno = errno  // before anything else can change it
@@ -357,10 +364,9 @@ package final class Statement {
     /// Records usually ask for their columns in result order, so the column after the last one found is
     /// tried first (one string comparison), before the dictionary.
     package func columnIndex(named name: String) -> Int32? {
-        // SQLite re-prepares a statement after a schema change, and `SELECT *` may then have other columns, as
-        // many as before or not (a column dropped and another added): the re-preparation count tells.
-        let preparation = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
-        if columnIndexes == nil || preparation != columnIndexesPreparation {
+        // Built again after a re-preparation (``step()`` drops them then).
+        if columnIndexes == nil {
+            let preparation = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
             var indexes: [String: Int32] = [:]
             var names: [String?] = []
             for index in 0..<columnCount {
