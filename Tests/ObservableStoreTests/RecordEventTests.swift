@@ -59,12 +59,19 @@ import Testing
         }
     }
 
-    @Test func aRowThatDoesNotDecodeReachesTheHandlerAsAnErrorNamingTableColumnAndSequence() throws {
+    /// A store with the `marked` table, whose listener errors are reported into the recorder given.
+    private func withMarkedTable(_ body: (Store, Recorder<String>) throws -> Void) throws {
         let reported = Recorder<String>()
         var configuration = StoreConfiguration()
         configuration.listenerErrorHandler = { name, error in reported.append("\(name): \(error)") }
         try withTemporaryStore(configuration: configuration) { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }
+            try body(store, reported)
+        }
+    }
+
+    @Test func aRowThatDoesNotDecodeReachesTheHandlerAsAnErrorNamingTableColumnAndSequence() throws {
+        try withMarkedTable { store, reported in
             let events = Recorder<RecordEvent<Marked>>()
             let token = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) { events.append($0) }
             try store.write { tx in try tx.execute("INSERT INTO marked (id, name) VALUES (1, 'ok')") }  // 2
@@ -126,11 +133,7 @@ import Testing
     }
 
     @Test func aTypedListenerRefusesAFilterThatLeavesItsTableOut() throws {
-        let reported = Recorder<String>()
-        var configuration = StoreConfiguration()
-        configuration.listenerErrorHandler = { name, error in reported.append("\(name): \(error)") }
-        try withTemporaryStore(configuration: configuration) { store, _ in
-            try store.write { tx in try tx.execute(RecordEventTests.createTable) }
+        try withMarkedTable { store, reported in
             let existing = Recorder<RecordEvent<Marked>>()
             let existingToken = store.listen("marked", to: Marked.self, options: ListenerOptions(immediate: true)) {
                 existing.append($0)
