@@ -278,11 +278,15 @@ public final class Store: Sendable {
         return CommittedWrite(value: result, sequence: logged?.sequence)
     }
 
-    /// At the start of a write transaction of a store with a change feed: when a foreign writer changed
-    /// the file since this writer's last commit (``ForeignWriteDetector``), logs a marker for it and
-    /// returns it, to be published before the write's own commit.
-    private func logForeignWriteIfAny(on writer: Writer) throws -> LoggedCommit? {
-        guard feed != nil, try writer.foreignWrites.check(on: writer.connection) else { return nil }
+    /// In a write transaction of a store with a change feed: when a foreign writer changed the file since
+    /// this writer's last commit (``ForeignWriteDetector/check(on:)``), or, given `position`, when the log
+    /// still stands where the feed saw the file change (``ForeignWriteDetector/logStands(at:on:)``), logs a
+    /// marker for it and returns it, to be published before anything else the transaction commits.
+    private func logForeignWriteIfAny(on writer: Writer, seenAt position: LogPosition? = nil) throws -> LoggedCommit? {
+        let detector = writer.foreignWrites
+        guard feed != nil,
+            try position.map({ try detector.logStands(at: $0, on: writer.connection) }) ?? detector.check(on: writer.connection)
+        else { return nil }
         let marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: writer.connection)
         writer.foreignWrites.didAppend(marker.sequence)
         return marker
@@ -302,13 +306,7 @@ public final class Store: Sendable {
             try writer.sync(countsAsWrite: false) { writer in
                 let connection = writer.connection
                 var marker: LoggedCommit?
-                try connection.inTransaction {
-                    let detector = writer.foreignWrites
-                    guard try position.map({ try detector.logStands(at: $0, on: connection) }) ?? detector.check(on: connection)
-                    else { return }
-                    marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: connection)
-                    detector.didAppend(marker!.sequence)
-                }
+                try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer, seenAt: position) }
                 writer.foreignWrites.didCommit(on: connection)
                 if let marker { observation.publishOwn(marker, on: connection) }
             }

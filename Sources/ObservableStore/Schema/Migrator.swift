@@ -69,10 +69,7 @@ struct Migrator {
         defer { withExtendedLifetime(lock) {} }
         // A store already in use has a change log: each file applied is logged as a schema change, so that
         // other processes' listeners and bound values read again, in order. A new store's are not.
-        let logsSchemaChanges = try StoreError.wrapping {
-            let statement = try connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_store_commits'")
-            return try statement.step()
-        }
+        let logsSchemaChanges = try ChangeLog.exists(on: connection)
         try bootstrap()
         let history = try readHistory()
         try validate(history)
