@@ -31,7 +31,11 @@ let package = Package(
         // Named after the package, not `CSQLite`: target names are unique across a package graph, and a
         // service may well have a `CSQLite` of its own (GRDB's is `GRDBSQLite` for the same reason).
         .systemLibrary(name: "ObservableStoreCSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "StoreSQLite", dependencies: ["ObservableStoreCSQLite"]),
+        // The backend-neutral core: values, records and their coders, queries, events, listener delivery,
+        // bind-and-fire, durable listeners, and the engine protocol an engine implements (docs/ARCHITECTURE.md).
+        .target(name: "ObservableStoreCore", dependencies: [logging]),
+        // The SQLite C API, wrapped; it uses the core's values only.
+        .target(name: "StoreSQLite", dependencies: ["ObservableStoreCore", "ObservableStoreCSQLite"]),
         // The SQL files of Migrations/, compiled into the binary.
         .target(
             name: "StoreMigrations",
@@ -46,7 +50,8 @@ let package = Package(
                 .embedInCode("0006_change_log_external_marker.sql"),
             ]
         ),
-        .target(name: "ObservableStore", dependencies: ["StoreSQLite", "StoreMigrations", logging]),
+        // The SQLite engine, re-exporting the core: what users import.
+        .target(name: "ObservableStore", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreMigrations", logging]),
         // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
         .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
         .executableTarget(name: "storectl", dependencies: ["StoreCtlCore"], path: "Tools/storectl"),
@@ -63,10 +68,12 @@ let package = Package(
         // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
         .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
-        .testTarget(name: "StoreSQLiteTests", dependencies: ["StoreSQLite", "StoreTestSupport"]),
+        .testTarget(name: "StoreSQLiteTests", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreTestSupport"]),
         .testTarget(
             name: "ObservableStoreTests",
-            dependencies: ["ObservableStore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging]
+            dependencies: [
+                "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging,
+            ]
         ),
         .testTarget(
             name: "storectlTests",

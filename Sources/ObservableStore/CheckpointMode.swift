@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// How far ``Store/checkpoint(_:)`` goes in copying the write-ahead log (WAL) into the database file.
 ///
 /// The corresponding C constants are `SQLITE_CHECKPOINT_PASSIVE`, `_FULL`, `_RESTART` and `_TRUNCATE`.

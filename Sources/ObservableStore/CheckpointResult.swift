@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// What a WAL checkpoint found and did (``Store/checkpoint(_:)``).
 ///
 /// For example:

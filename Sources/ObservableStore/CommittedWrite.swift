@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// What ``Store/writeReturningCommit(origin:_:)-8v096`` returns: the closure's value and the commit's sequence.
 public struct CommittedWrite<Value> {
     /// What the write's closure returned.

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 import StoreSQLite
 
 extension Connection {

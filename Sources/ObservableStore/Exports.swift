@@ -1,3 +1,3 @@
-// `DatabaseValue` is defined by the SQLite layer and is part of the public API (raw SQL arguments,
-// untyped rows). Everything else in StoreSQLite is `package`, so users see only that type.
-@_exported public import StoreSQLite
+// The backend-neutral core (values, records, queries, events, listeners) is part of this module's public
+// API: users write `import ObservableStore` only. The SQLite layer (StoreSQLite) has no public symbols.
+@_exported public import ObservableStoreCore

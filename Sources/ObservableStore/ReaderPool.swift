@@ -4,6 +4,7 @@ import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
+import ObservableStoreCore
 import StoreSQLite
 
 /// Read-only connections handed out one caller at a time, opened lazily up to `maximum`.

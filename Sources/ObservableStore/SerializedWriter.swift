@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ObservableStoreCore
 import StoreSQLite
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 import StoreSQLite
 
 extension Store {

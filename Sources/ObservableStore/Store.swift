@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObservableStoreCore
 import StoreSQLite
 
 /// A persistent record store on one SQLite file: one writer connection, a pool of readers (WAL),

@@ -1,4 +1,5 @@
 import Logging
+import ObservableStoreCore
 
 /// How a ``Store`` opens its file, applies migrations and talks to SQLite.
 ///

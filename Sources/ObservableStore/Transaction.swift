@@ -1,3 +1,4 @@
+import ObservableStoreCore
 import StoreSQLite
 
 /// The handle a ``Store/write(origin:_:)-8xja0`` or ``Store/read(_:)-3slq4`` closure works with: raw SQL, records, savepoints.
@@ -224,7 +225,7 @@ public final class Transaction {
         var results: [Fast] = []
         do {
             while try statement.step() {
-                results.append(try Fast(row: RowReader(statement: statement)))
+                results.append(try Fast(row: RowReader(columns: statement)))
             }
         } catch let error as DecodingError {
             throw Transaction.decodingFailed(T.self, table: table, error)
@@ -235,7 +236,7 @@ public final class Transaction {
 
     /// One row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T`.
     private static func decodeFast<T, Fast: RowDecodable>(_ type: T.Type, as fast: Fast.Type, from statement: Statement) throws -> T {
-        let value = try Fast(row: RowReader(statement: statement))
+        let value = try Fast(row: RowReader(columns: statement))
         return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }
     }
 
@@ -268,19 +269,6 @@ public final class Transaction {
             }
             capture?.rollbackSavepoint()
             throw error
-        }
-    }
-}
-
-extension DecodingError {
-    /// The debug description of the error, which names the column.
-    var summary: String {
-        switch self {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
-            .dataCorrupted(let context):
-            context.debugDescription
-        @unknown default:
-            "\(self)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 internal import ObservableStoreCSQLite
+import ObservableStoreCore
 
 extension Connection {
     /// Copies this connection's main database into `destination`'s, page by page, while other

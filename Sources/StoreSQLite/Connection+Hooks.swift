@@ -1,5 +1,6 @@
 import Foundation
 internal import ObservableStoreCSQLite
+import ObservableStoreCore
 
 /// One row about to change, as the preupdate hook reports it. Valid only during the callback.
 ///

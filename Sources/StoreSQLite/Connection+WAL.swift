@@ -1,5 +1,6 @@
 import Foundation
 internal import ObservableStoreCSQLite
+import ObservableStoreCore
 
 extension Connection {
     /// How far a checkpoint goes: the `SQLITE_CHECKPOINT_*` modes of `sqlite3_wal_checkpoint_v2`.

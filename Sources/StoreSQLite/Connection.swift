@@ -1,5 +1,6 @@
 import Foundation
 internal import ObservableStoreCSQLite
+import ObservableStoreCore
 
 /// One SQLite database connection (`sqlite3*`).
 ///

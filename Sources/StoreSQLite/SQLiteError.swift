@@ -2,6 +2,7 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import ObservableStoreCore
 #endif
 
 /// An error returned by the SQLite C API: its extended result code, its message, and the SQL that failed.

@@ -1,5 +1,6 @@
 import Foundation
 internal import ObservableStoreCSQLite
+import ObservableStoreCore
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// Names a statement by what it does (e.g. "fetch a `NodeVO` by key") instead of by its SQL text: the
 /// caller builds the text only the first time, and later lookups neither build nor hash it.
 package struct StatementName: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// A compact binary form of ``DatabaseValue``s, used for captured row images in the change log.
 ///

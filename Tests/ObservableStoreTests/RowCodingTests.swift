@@ -1,4 +1,5 @@
 import Foundation
+import StoreSQLite
 import StoreTestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 import StoreSQLite
 
 /// Buffers the row changes of the open write transaction, as the preupdate hook reports them, in

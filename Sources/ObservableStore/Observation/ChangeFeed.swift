@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObservableStoreCore
 import StoreSQLite
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 import StoreSQLite
 
 /// Where the change log stands, as seen in one snapshot.

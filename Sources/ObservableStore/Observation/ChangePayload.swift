@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 import StoreSQLite
 
 /// The change log's per-commit payload (`_store_commits.payload`): a header naming each table touched

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import ObservableStoreCore
 import StoreSQLite
 
 /// A commit delivered to a durable listener, with the means to acknowledge it inside a write.

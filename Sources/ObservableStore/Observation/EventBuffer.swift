@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// A bounded FIFO of events for one consumer. When full, further commits are not stored: their
 /// sequence range is remembered and handed out as one `.gap` event once the stored events are
 /// consumed, so a slow consumer learns exactly what it missed and never blocks the producer.

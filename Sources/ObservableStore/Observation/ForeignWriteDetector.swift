@@ -1,3 +1,4 @@
+import ObservableStoreCore
 import StoreSQLite
 
 /// Tells, at the start of each write, whether a program that does not log its changes (the `sqlite3`

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObservableStoreCore
 
 /// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
 ///

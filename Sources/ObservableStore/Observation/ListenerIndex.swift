@@ -1,3 +1,4 @@
+import ObservableStoreCore
 import StoreSQLite
 
 /// Listeners indexed by the tables and primary-key values their filters name, so that a commit finds the

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// A set of listeners with constant-time insertion and removal, read as an array without copying it.
 struct ListenerSet {
     /// The members, in no particular order.

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// Owns a listener's lifetime: `cancel()` it, or let it go, and delivery stops.
 ///
 /// The exception is the token of ``Store/listen(_:owner:filter:options:handler:)``: there the owner

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import ObservableStoreCore
 import StoreSQLite
 
 #if canImport(Glibc)

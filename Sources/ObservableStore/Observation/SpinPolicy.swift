@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// When the delivery thread may keep looking for work instead of sleeping.
 ///
 /// Looking for work pays only while the thread has a CPU of its own. When another runnable thread shares

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObservableStoreCore
 
 extension Store {
     /// Registers a listener under `name`: `handler` receives every commit with a change matching

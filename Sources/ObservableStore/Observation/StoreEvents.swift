@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// An `AsyncSequence` of a store's commits, for Swift concurrency callers.
 ///

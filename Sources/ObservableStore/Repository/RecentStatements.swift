@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// The insert and update statements a writer used recently, with what a record's values bind to: the next
 /// insert or update of the same record type (and, for updates, the same columns) binds its values straight
 /// into the statement (`Transaction.insert`, `Transaction.update`) without building a row of values, asking

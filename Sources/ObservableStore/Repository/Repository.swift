@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// Typed access to one table: each call runs in its own transaction (reads on a reader connection,
 /// writes on the writer). Group several calls into one transaction with ``Store/write(origin:_:)-8xja0`` and the
 /// same methods on ``Transaction``.

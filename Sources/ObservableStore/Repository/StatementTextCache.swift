@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// The SQL text of the repository's generated statements, built once per record type, statement kind
 /// and column list (a record type encodes the same columns every time), then reused.

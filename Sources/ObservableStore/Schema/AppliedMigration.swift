@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// One row of the migration history (`_store_migrations`).
 public struct AppliedMigration: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// A copy of a store taken before a migration run: `<db>.pre-NNNN.bak` before the library's set,
 /// `<db>.pre-SET-NNNN.bak` before a service set, where NNNN is the first version the run applied.

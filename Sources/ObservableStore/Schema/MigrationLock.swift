@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 #if canImport(Glibc)
     import Glibc

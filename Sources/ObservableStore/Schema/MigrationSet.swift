@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 import StoreMigrations
 
 /// A numbered series of migrations recorded under one name in the history: the library's own

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 /// Where each known migration stands in a store, and what the history holds that the code does not know.
 public struct MigrationStatus: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObservableStoreCore
 import StoreSQLite
 
 /// Applies migration sets to the writer connection, following the contract of STORECTL.md C.5:

@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// SHA-256 (FIPS 180-4), for migration checksums. Small inputs only (migration files); not constant-time.
 enum SHA256 {
     private static let k: [UInt32] = [

@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStoreCore
 
 extension Store {
     /// The pre-migration backups of the database at `databasePath` (see ``MigrationBackup``), by set (the

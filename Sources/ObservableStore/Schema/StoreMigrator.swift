@@ -1,3 +1,4 @@
+import ObservableStoreCore
 /// Helpers for migration tests: bring a store file to a chosen version, seed it, then open it
 /// normally to continue to the latest version.
 ///

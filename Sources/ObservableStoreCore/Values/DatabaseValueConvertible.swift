@@ -1,5 +1,4 @@
 import Foundation
-import StoreSQLite
 
 /// A Swift value that can be bound to SQL and read back from a column.
 ///

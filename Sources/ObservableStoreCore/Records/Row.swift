@@ -1,4 +1,3 @@
-import StoreSQLite
 
 /// One row of a raw SQL query: column names and their values, in order.
 ///

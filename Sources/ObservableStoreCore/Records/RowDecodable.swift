@@ -1,5 +1,4 @@
 import Foundation
-import StoreSQLite
 
 /// A record that reads itself from a fetched row column by column, without `Decodable`'s containers: fetches
 /// run several times faster. ``NodeVO`` and ``UserInfo`` conform; types that do not are decoded with
@@ -27,14 +26,14 @@ public struct RowReader {
 
     /// Where the values are: a statement's current row (a fetch), or a ``Row`` (an event's old or new row).
     private enum Source {
-        case statement(Statement)
+        case columns(any ColumnReading)
         case row(Row)
     }
 
-    /// Reads the current row of `statement`.
-    init(statement: Statement) { source = .statement(statement) }
+    /// Reads the current row of `columns` (an engine's statement).
+    package init(columns: some ColumnSource) { source = .columns(ColumnReader(source: columns)) }
     /// Reads `row`.
-    init(row: Row) { source = .row(row) }
+    package init(row: Row) { source = .row(row) }
 
     // Each accessor reads through a `ColumnReader` specialized for its source: a fetch reads every column
     // of every row it fetches, straight from the statement.
@@ -42,35 +41,35 @@ public struct RowReader {
     /// The integer in `column`.
     public func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .columns(let reader): try reader.decode(type, column)
         case .row(let row): try ColumnReader(source: row).decode(type, column)
         }
     }
     /// The number in `column`.
     public func decode(_ type: Double.Type, _ column: String) throws -> Double {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .columns(let reader): try reader.decode(type, column)
         case .row(let row): try ColumnReader(source: row).decode(type, column)
         }
     }
     /// The text in `column`.
     public func decode(_ type: String.Type, _ column: String) throws -> String {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .columns(let reader): try reader.decode(type, column)
         case .row(let row): try ColumnReader(source: row).decode(type, column)
         }
     }
     /// The date in `column` (RFC 3339 text, or seconds since 1970).
     public func decode(_ type: Date.Type, _ column: String) throws -> Date {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .columns(let reader): try reader.decode(type, column)
         case .row(let row): try ColumnReader(source: row).decode(type, column)
         }
     }
     /// The value in `column`, of any `Decodable` type a record property may have.
     public func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decode(type, column)
+        case .columns(let reader): try reader.decode(type, column)
         case .row(let row): try ColumnReader(source: row).decode(type, column)
         }
     }
@@ -78,21 +77,21 @@ public struct RowReader {
     /// The integer in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .columns(let reader): try reader.decodeIfPresent(type, column)
         case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
         }
     }
     /// The text in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .columns(let reader): try reader.decodeIfPresent(type, column)
         case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
         }
     }
     /// The value in `column`, nil for NULL or no such column.
     public func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
         switch source {
-        case .statement(let statement): try ColumnReader(source: statement).decodeIfPresent(type, column)
+        case .columns(let reader): try reader.decodeIfPresent(type, column)
         case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
         }
     }
@@ -102,7 +101,7 @@ public struct RowReader {
 extension RowReader {
     /// `type` read from `row`: through ``RowDecodable`` when it conforms (as fetches do), else through
     /// `Decodable`. Throws `DecodingError`.
-    static func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
         if let readable = T.self as? any RowDecodable.Type {
             return try decode(as: readable, from: row) as T
         }

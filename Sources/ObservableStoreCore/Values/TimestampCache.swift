@@ -7,14 +7,17 @@ import Foundation
 /// and update times, or a commit's time.
 ///
 /// Not thread-safe: each writer (and its change log) has its own, used only inside its writes.
-final class TimestampCache {
+package final class TimestampCache {
     private var first: (milliseconds: Int64, text: String) = (.min, "")
     private var second: (milliseconds: Int64, text: String) = (.min, "")
     /// Which entry the next new date replaces.
     private var replacesFirst = true
 
+    /// An empty cache.
+    package init() {}
+
     /// `Timestamp.format(date)`, formatted again only when neither entry has its millisecond.
-    func text(for date: Date) -> String {
+    package func text(for date: Date) -> String {
         let milliseconds = Timestamp.milliseconds(of: date)
         if first.milliseconds == milliseconds { return first.text }
         if second.milliseconds == milliseconds { return second.text }

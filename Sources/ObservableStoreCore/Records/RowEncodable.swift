@@ -1,5 +1,4 @@
 import Foundation
-import StoreSQLite
 
 /// A record that writes its columns itself, without `Encodable`'s containers: inserts and updates run
 /// faster. ``NodeVO`` and ``UserInfo`` conform; types that do not are encoded with `Encodable`. Write the
@@ -22,14 +21,14 @@ public protocol RowEncodable {
 
 /// The columns a ``RowEncodable`` record writes, in order.
 public struct RowWriter {
-    var row = EncodedRow()
+    package var row = EncodedRow()
     /// When set, the only columns kept; the others are skipped before their value is converted.
-    let only: [String]?
+    package let only: [String]?
     /// The writer's recently formatted dates, when encoding inside a write.
-    let timestamps: TimestampCache?
+    package let timestamps: TimestampCache?
     /// When set, values are bound straight into this statement's parameters (``parameters``) instead of
     /// being collected in ``row``.
-    private let statement: Statement?
+    private let statement: (any ParameterSink)?
     /// The columns the record is expected to write, in order, when binding straight into ``statement``.
     private let expectedColumns: [String]
     /// The parameter each of ``expectedColumns`` binds to, 0 for none; nil when they are 1, 2, 3, ….
@@ -40,11 +39,11 @@ public struct RowWriter {
     private var writtenCount = 0
     /// Set when the binding is given up: the record wrote a column other than the one expected next, or NULL
     /// for ``nonNullParameter``.
-    private(set) var wroteOtherColumns = false
+    package private(set) var wroteOtherColumns = false
     /// The first bind that failed, when binding straight into ``statement``.
-    private(set) var bindingError: SQLiteError?
+    package private(set) var bindingError: (any Error)?
 
-    init(capacity: Int, only: [String]? = nil, timestamps: TimestampCache? = nil) {
+    package init(capacity: Int, only: [String]? = nil, timestamps: TimestampCache? = nil) {
         self.only = only
         self.timestamps = timestamps
         self.statement = nil
@@ -59,8 +58,8 @@ public struct RowWriter {
     /// and each binds to its entry of `parameters` (0: not used by the statement), or, without
     /// `parameters`, to the parameter of its position; NULL for `nonNullParameter` gives the binding up.
     /// The caller has started a binding round (`Statement.beginBinding()`).
-    init(
-        binding statement: Statement, columns: [String], parameters: [Int32]? = nil, nonNullParameter: Int32 = 0,
+    package init(
+        binding statement: any ParameterSink, columns: [String], parameters: [Int32]? = nil, nonNullParameter: Int32 = 0,
         timestamps: TimestampCache?
     ) {
         self.only = nil
@@ -73,7 +72,7 @@ public struct RowWriter {
 
     /// Whether the record wrote exactly the expected columns, no NULL where none may go, and every bind
     /// succeeded.
-    var boundEveryColumn: Bool {
+    package var boundEveryColumn: Bool {
         !wroteOtherColumns && bindingError == nil && writtenCount == expectedColumns.count
     }
 
@@ -114,7 +113,7 @@ public struct RowWriter {
             wroteOtherColumns = true  // the general path reports a record without a key, before running anything
             return
         }
-        do throws(SQLiteError) {
+        do {
             if let value { try value.bind(to: statement, at: parameter) } else { try statement.bind(.null, at: parameter) }
         } catch {
             bindingError = error
@@ -140,7 +139,7 @@ private protocol BindableValue {
     var databaseValue: DatabaseValue { get }
     /// Whether the value is NULL in the database (a non-nil value may convert to NULL).
     var isNull: Bool { get }
-    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError)
+    func bind(to statement: any ParameterSink, at parameter: Int32) throws
 }
 
 extension BindableValue {
@@ -148,19 +147,19 @@ extension BindableValue {
 }
 
 extension Int64: BindableValue {
-    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+    fileprivate func bind(to statement: any ParameterSink, at parameter: Int32) throws {
         try statement.bind(self, at: parameter)
     }
 }
 
 extension Double: BindableValue {
-    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+    fileprivate func bind(to statement: any ParameterSink, at parameter: Int32) throws {
         try statement.bind(self, at: parameter)
     }
 }
 
 extension String: BindableValue {
-    fileprivate func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+    fileprivate func bind(to statement: any ParameterSink, at parameter: Int32) throws {
         try statement.bindTextInRound(self, at: parameter)
     }
 }
@@ -170,7 +169,7 @@ private struct ConvertedValue<Value: DatabaseValueConvertible>: BindableValue {
     let value: Value
     var databaseValue: DatabaseValue { value.databaseValue }
     var isNull: Bool { value.databaseValue.isNull }
-    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+    func bind(to statement: any ParameterSink, at parameter: Int32) throws {
         try statement.bindInRound(value.databaseValue, at: parameter)
     }
 }
@@ -182,7 +181,7 @@ private struct DateText: BindableValue {
     let timestamps: TimestampCache?
     var text: String { timestamps?.text(for: date) ?? Timestamp.format(date) }
     var databaseValue: DatabaseValue { .text(text) }
-    func bind(to statement: Statement, at parameter: Int32) throws(SQLiteError) {
+    func bind(to statement: any ParameterSink, at parameter: Int32) throws {
         try statement.bindTextInRound(text, at: parameter)
     }
 }

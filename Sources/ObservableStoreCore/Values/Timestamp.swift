@@ -5,9 +5,9 @@ import Foundation
 /// Hand-written rather than `ISO8601DateFormatter` because rows are decoded by the hundred thousand.
 /// Parsing also accepts SQLite's `datetime()` form (`2026-11-22 10:00:01`), no or any number of
 /// fractional digits, and `+HH:MM` offsets.
-enum Timestamp {
+package enum Timestamp {
     /// Formats `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounding down to the millisecond.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let totalMilliseconds = milliseconds(of: date)
         var days = totalMilliseconds / 86_400_000
         var milliseconds = totalMilliseconds % 86_400_000
@@ -46,13 +46,13 @@ enum Timestamp {
 
     /// Milliseconds since 1970, rounded down. The time is first rounded to the microsecond, so that
     /// binary noise (-0.001 s stored as -0.00100000000000002) does not lose a millisecond.
-    static func milliseconds(of date: Date) -> Int64 {
+    package static func milliseconds(of date: Date) -> Int64 {
         let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         return microseconds >= 0 ? microseconds / 1000 : -((-microseconds + 999) / 1000)
     }
 
     /// Parses the forms listed on the type; nil for anything else.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { parse(bytes: $0) }
     }
@@ -62,7 +62,7 @@ enum Timestamp {
     /// Whole milliseconds are added up as integers and divided once, so a parsed `…:01.250Z` is exactly
     /// the `Date` that ``milliseconds(of:)`` and `truncatedToMilliseconds` give; finer digits are added
     /// as a fraction of a millisecond.
-    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    package static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         if bytes.count == 24, let date = parseCanonical(bytes) { return date }
         return parseAnyForm(bytes)
     }
@@ -93,7 +93,7 @@ enum Timestamp {
     }
 
     /// Parses every form listed on the type, digit by digit.
-    static func parseAnyForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    package static func parseAnyForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int64? {
             guard index + count <= bytes.count else { return nil }
@@ -159,7 +159,7 @@ enum Timestamp {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+    package static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -169,7 +169,7 @@ enum Timestamp {
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

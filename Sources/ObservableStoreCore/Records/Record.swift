@@ -43,7 +43,7 @@ extension Record {
 }
 
 /// Quotes an SQL identifier: `name` → `"name"`, doubling embedded quotes.
-func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -1,33 +1,32 @@
 import Foundation
-import StoreSQLite
 
 /// ``RowReader``'s accessors for one kind of source (a statement's current row, or a ``Row``), specialized
 /// for it: Int64, Double, String and Date are read straight from the source (one column lookup each), not
 /// through a `ColumnDecoder`.
-struct ColumnReader<Source: ColumnSource> {
-    let source: Source
+package struct ColumnReader<Source: ColumnSource> {
+    package let source: Source
 
-    func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
+    package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
         try read(type, column, "INTEGER", source.integerValue)
     }
-    func decode(_ type: Double.Type, _ column: String) throws -> Double {
+    package func decode(_ type: Double.Type, _ column: String) throws -> Double {
         try read(type, column, "REAL", source.numberValue)
     }
-    func decode(_ type: String.Type, _ column: String) throws -> String {
+    package func decode(_ type: String.Type, _ column: String) throws -> String {
         try read(type, column, "TEXT", source.textValue)
     }
-    func decode(_ type: Date.Type, _ column: String) throws -> Date {
+    package func decode(_ type: Date.Type, _ column: String) throws -> Date {
         try read(type, column, "a date", source.date)
     }
-    func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
+    package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
 
-    func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
+    package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
         try readIfPresent(type, column, "INTEGER", source.integerValue)
     }
-    func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
+    package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
         try readIfPresent(type, column, "TEXT", source.textValue)
     }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+    package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
         try present(column).map { try $0.decode(type) }
     }
 
@@ -69,3 +68,18 @@ struct ColumnReader<Source: ColumnSource> {
         return ColumnDecoder(statement: source, index: index, column: column)
     }
 }
+
+/// ``ColumnReader``'s accessors, whatever its source: what ``RowReader`` holds for an engine's statement,
+/// whose type the core does not know.
+package protocol ColumnReading {
+    func decode(_ type: Int64.Type, _ column: String) throws -> Int64
+    func decode(_ type: Double.Type, _ column: String) throws -> Double
+    func decode(_ type: String.Type, _ column: String) throws -> String
+    func decode(_ type: Date.Type, _ column: String) throws -> Date
+    func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T
+    func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64?
+    func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String?
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T?
+}
+
+extension ColumnReader: ColumnReading {}

@@ -1,4 +1,3 @@
-import StoreSQLite
 
 /// Which changes a listener wants. Every condition that is set must hold; unset ones match everything.
 ///
@@ -41,7 +40,7 @@ public struct ChangeFilter: Sendable {
     /// Whether a commit written with `origin` can match.
     // Both run for every change delivered: the sets are read in place (`tables?.contains`), not bound to a
     // copy (`if let tables`), and an empty set is not hashed into.
-    func matches(origin: String?) -> Bool {
+    package func matches(origin: String?) -> Bool {
         if let origin, !excludedOrigins.isEmpty, excludedOrigins.contains(origin) { return false }
         if origins == nil { return true }
         guard let origin else { return false }
@@ -49,7 +48,7 @@ public struct ChangeFilter: Sendable {
     }
 
     /// Whether `change` matches the table, key and column conditions.
-    func matches(_ change: Change) -> Bool {
+    package func matches(_ change: Change) -> Bool {
         if tables?.contains(change.table) == false { return false }
         if keys != nil {
             guard change.key.count == 1, keys?.contains(change.key[0]) == true else { return false }

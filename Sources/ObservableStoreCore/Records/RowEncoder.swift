@@ -1,13 +1,12 @@
 import Foundation
-import StoreSQLite
 
 /// A record's columns and values, in the order its `encode(to:)` wrote them.
-struct EncodedRow {
-    var columns: [String] = []
-    var values: [DatabaseValue] = []
+package struct EncodedRow {
+    package var columns: [String] = []
+    package var values: [DatabaseValue] = []
 
     /// The value of `column`, if the record wrote one.
-    func value(of column: String) -> DatabaseValue? {
+    package func value(of column: String) -> DatabaseValue? {
         columns.firstIndex(of: column).map { values[$0] }
     }
 }
@@ -16,12 +15,12 @@ struct EncodedRow {
 ///
 /// No JSON round trip: scalars go straight to ``DatabaseValue``s. Only values that are neither
 /// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
-enum RowEncoder {
+package enum RowEncoder {
     /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
     ///
     /// With `only`, the row keeps just those of its columns, in the record's order. `timestamps`, when
     /// given, formats the dates of a ``RowEncodable`` record.
-    static func encode<Value: Encodable>(
+    package static func encode<Value: Encodable>(
         _ value: Value, only: [String]? = nil, timestamps: TimestampCache? = nil
     ) throws -> EncodedRow {
         // Cast the type, not the value: casting the value to an existential copies it on every row.
@@ -47,14 +46,14 @@ enum RowEncoder {
 
     /// Writes `value` into `writer` by its ``RowEncodable`` conformance; `Value` is `Fast` (checked by the
     /// caller's cast of the type: casting the value would copy it).
-    static func write<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type, into writer: inout RowWriter) {
+    package static func write<Value, Fast: RowEncodable>(_ value: Value, as type: Fast.Type, into writer: inout RowWriter) {
         withUnsafePointer(to: value) { pointer in
             pointer.withMemoryRebound(to: Fast.self, capacity: 1) { $0.pointee.encode(to: &writer) }
         }
     }
 
     /// Encodes `value` through `Encodable` only.
-    static func encodeWithCoding(_ value: some Encodable) throws -> EncodedRow {
+    package static func encodeWithCoding(_ value: some Encodable) throws -> EncodedRow {
         let encoder = Encoder()
         try value.encode(to: encoder)
         if let failure = encoder.failure { throw failure }
@@ -62,7 +61,7 @@ enum RowEncoder {
     }
 
     /// Encodes one value for one column.
-    static func databaseValue(of value: some Encodable, column: String) throws -> DatabaseValue {
+    package static func databaseValue(of value: some Encodable, column: String) throws -> DatabaseValue {
         switch value {
         case let value as any DatabaseValueConvertible: return value.databaseValue
         default:
@@ -75,32 +74,32 @@ enum RowEncoder {
         }
     }
 
-    final class Encoder: Swift.Encoder {
-        var row = EncodedRow()
-        var failure: (any Error)?
-        var codingPath: [any CodingKey] { [] }
-        var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package final class Encoder: Swift.Encoder {
+        package var row = EncodedRow()
+        package var failure: (any Error)?
+        package var codingPath: [any CodingKey] { [] }
+        package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-        init() {
+        package init() {
             row.columns.reserveCapacity(12)
             row.values.reserveCapacity(12)
         }
 
-        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
             KeyedEncodingContainer(KeyedContainer(encoder: self))
         }
 
-        func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        package func unkeyedContainer() -> any UnkeyedEncodingContainer {
             failure = StoreError(.invalidInput, "a record must encode a keyed container (one column per key)")
             return DiscardingContainers.unkeyed()
         }
 
-        func singleValueContainer() -> any SingleValueEncodingContainer {
+        package func singleValueContainer() -> any SingleValueEncodingContainer {
             failure = StoreError(.invalidInput, "a record must encode a keyed container (one column per key)")
             return DiscardingContainers.singleValue()
         }
 
-        func append(_ column: String, _ value: DatabaseValue) {
+        package func append(_ column: String, _ value: DatabaseValue) {
             if let index = row.columns.firstIndex(of: column) {
                 row.values[index] = value
             } else {
@@ -110,54 +109,54 @@ enum RowEncoder {
         }
     }
 
-    struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let encoder: Encoder
-        var codingPath: [any CodingKey] { [] }
+    package struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        package let encoder: Encoder
+        package var codingPath: [any CodingKey] { [] }
 
-        mutating func encodeNil(forKey key: Key) { encoder.append(key.stringValue, .null) }
-        mutating func encode(_ value: Bool, forKey key: Key) { encoder.append(key.stringValue, .integer(value ? 1 : 0)) }
-        mutating func encode(_ value: String, forKey key: Key) { encoder.append(key.stringValue, .text(value)) }
-        mutating func encode(_ value: Double, forKey key: Key) { encoder.append(key.stringValue, .real(value)) }
-        mutating func encode(_ value: Float, forKey key: Key) { encoder.append(key.stringValue, .real(Double(value))) }
-        mutating func encode(_ value: Int, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
-        mutating func encode(_ value: Int8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
-        mutating func encode(_ value: Int16, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
-        mutating func encode(_ value: Int32, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
-        mutating func encode(_ value: Int64, forKey key: Key) { encoder.append(key.stringValue, .integer(value)) }
-        mutating func encode(_ value: UInt8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
-        mutating func encode(_ value: UInt16, forKey key: Key) {
+        package mutating func encodeNil(forKey key: Key) { encoder.append(key.stringValue, .null) }
+        package mutating func encode(_ value: Bool, forKey key: Key) { encoder.append(key.stringValue, .integer(value ? 1 : 0)) }
+        package mutating func encode(_ value: String, forKey key: Key) { encoder.append(key.stringValue, .text(value)) }
+        package mutating func encode(_ value: Double, forKey key: Key) { encoder.append(key.stringValue, .real(value)) }
+        package mutating func encode(_ value: Float, forKey key: Key) { encoder.append(key.stringValue, .real(Double(value))) }
+        package mutating func encode(_ value: Int, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        package mutating func encode(_ value: Int8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        package mutating func encode(_ value: Int16, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        package mutating func encode(_ value: Int32, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        package mutating func encode(_ value: Int64, forKey key: Key) { encoder.append(key.stringValue, .integer(value)) }
+        package mutating func encode(_ value: UInt8, forKey key: Key) { encoder.append(key.stringValue, .integer(Int64(value))) }
+        package mutating func encode(_ value: UInt16, forKey key: Key) {
             encoder.append(key.stringValue, .integer(Int64(value)))
         }
-        mutating func encode(_ value: UInt32, forKey key: Key) {
+        package mutating func encode(_ value: UInt32, forKey key: Key) {
             encoder.append(key.stringValue, .integer(Int64(value)))
         }
-        mutating func encode(_ value: UInt, forKey key: Key) throws {
+        package mutating func encode(_ value: UInt, forKey key: Key) throws {
             encoder.append(key.stringValue, .integer(try exactInt64(value, key)))
         }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        package mutating func encode(_ value: UInt64, forKey key: Key) throws {
             encoder.append(key.stringValue, .integer(try exactInt64(value, key)))
         }
-        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        package mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             encoder.append(key.stringValue, try RowEncoder.databaseValue(of: value, column: key.stringValue))
         }
 
         // Synthesized `Codable` skips nil optionals through `encodeIfPresent`; a record writes NULL instead,
         // so that an update really clears the column.
-        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
-        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        package mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+        package mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
             try encodeOptional(value, key)
         }
 
@@ -173,24 +172,24 @@ enum RowEncoder {
             return result
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(
+        package mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
             encoder.failure = unsupported(key)
             return DiscardingContainers.keyed(keyType)
         }
 
-        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        package mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             encoder.failure = unsupported(key)
             return DiscardingContainers.unkeyed()
         }
 
-        mutating func superEncoder() -> any Swift.Encoder {
+        package mutating func superEncoder() -> any Swift.Encoder {
             encoder.failure = StoreError(.invalidInput, "a record cannot encode a super encoder")
             return encoder
         }
 
-        mutating func superEncoder(forKey key: Key) -> any Swift.Encoder {
+        package mutating func superEncoder(forKey key: Key) -> any Swift.Encoder {
             encoder.failure = unsupported(key)
             return encoder
         }
@@ -206,33 +205,33 @@ enum RowEncoder {
 
 /// Encodes a single-value `Codable` type (e.g. `enum Color: String`) into one ``DatabaseValue``.
 /// Leaves `result` nil when the type asks for a keyed or unkeyed container instead.
-final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
-    var result: DatabaseValue?
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+package final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
+    package var result: DatabaseValue?
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         DiscardingContainers.keyed(type)
     }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainers.unkeyed() }
-    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainers.unkeyed() }
+    package func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
-    func encodeNil() { result = .null }
-    func encode(_ value: Bool) { result = value.databaseValue }
-    func encode(_ value: String) { result = .text(value) }
-    func encode(_ value: Double) { result = .real(value) }
-    func encode(_ value: Float) { result = .real(Double(value)) }
-    func encode(_ value: Int) { result = .integer(Int64(value)) }
-    func encode(_ value: Int8) { result = .integer(Int64(value)) }
-    func encode(_ value: Int16) { result = .integer(Int64(value)) }
-    func encode(_ value: Int32) { result = .integer(Int64(value)) }
-    func encode(_ value: Int64) { result = .integer(value) }
-    func encode(_ value: UInt8) { result = .integer(Int64(value)) }
-    func encode(_ value: UInt16) { result = .integer(Int64(value)) }
-    func encode(_ value: UInt32) { result = .integer(Int64(value)) }
-    func encode(_ value: UInt) throws { result = .integer(try Self.exact(value)) }
-    func encode(_ value: UInt64) throws { result = .integer(try Self.exact(value)) }
-    func encode<T: Encodable>(_ value: T) throws { result = try RowEncoder.databaseValue(of: value, column: "") }
+    package func encodeNil() { result = .null }
+    package func encode(_ value: Bool) { result = value.databaseValue }
+    package func encode(_ value: String) { result = .text(value) }
+    package func encode(_ value: Double) { result = .real(value) }
+    package func encode(_ value: Float) { result = .real(Double(value)) }
+    package func encode(_ value: Int) { result = .integer(Int64(value)) }
+    package func encode(_ value: Int8) { result = .integer(Int64(value)) }
+    package func encode(_ value: Int16) { result = .integer(Int64(value)) }
+    package func encode(_ value: Int32) { result = .integer(Int64(value)) }
+    package func encode(_ value: Int64) { result = .integer(value) }
+    package func encode(_ value: UInt8) { result = .integer(Int64(value)) }
+    package func encode(_ value: UInt16) { result = .integer(Int64(value)) }
+    package func encode(_ value: UInt32) { result = .integer(Int64(value)) }
+    package func encode(_ value: UInt) throws { result = .integer(try Self.exact(value)) }
+    package func encode(_ value: UInt64) throws { result = .integer(try Self.exact(value)) }
+    package func encode<T: Encodable>(_ value: T) throws { result = try RowEncoder.databaseValue(of: value, column: "") }
 
     private static func exact<T: BinaryInteger>(_ value: T) throws -> Int64 {
         guard let result = Int64(exactly: value) else {
@@ -244,12 +243,12 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
 
 /// Throwaway containers, returned where an encoder must return one but has already recorded why it
 /// cannot go on: whatever is written into them is discarded.
-enum DiscardingContainers {
-    static func keyed<Key: CodingKey>(_ type: Key.Type) -> KeyedEncodingContainer<Key> {
+package enum DiscardingContainers {
+    package static func keyed<Key: CodingKey>(_ type: Key.Type) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(Keyed<Key>())
     }
-    static func unkeyed() -> any UnkeyedEncodingContainer { Unkeyed() }
-    static func singleValue() -> any SingleValueEncodingContainer { Single() }
+    package static func unkeyed() -> any UnkeyedEncodingContainer { Unkeyed() }
+    package static func singleValue() -> any SingleValueEncodingContainer { Single() }
 
     private final class Sink: Encoder {
         var codingPath: [any CodingKey] { [] }
@@ -292,7 +291,7 @@ enum DiscardingContainers {
 
 extension JSONEncoder {
     /// The encoder for JSON-valued columns: sorted keys (stable text), dates as RFC 3339.
-    static var forColumns: JSONEncoder {
+    package static var forColumns: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

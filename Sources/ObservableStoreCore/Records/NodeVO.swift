@@ -55,7 +55,7 @@ public struct NodeVO: Record, Equatable, Hashable {
     /// Sets ``id`` from the rowid SQLite assigned.
     public mutating func didInsert(rowID: Int64) { id = rowID }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case id, name, x, y, color, width, height
         case createdAt = "created_at"
         case updatedAt = "updated_at"

@@ -33,7 +33,7 @@ public struct UserInfo: Record, Equatable, Hashable {
         self.updatedAt = (updatedAt ?? createdAt).truncatedToMilliseconds
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case id, name
         case hairColor = "hair_color"
         case createdAt = "created_at"

@@ -1,5 +1,4 @@
 import Foundation
-import StoreSQLite
 
 /// One row changed by a commit: which table, what happened, its primary key, and its values before
 /// and after.

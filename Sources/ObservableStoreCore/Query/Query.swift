@@ -1,4 +1,3 @@
-import StoreSQLite
 
 /// A description of which records of one table to fetch, count or delete: filters with bound
 /// values, order, limit, and keyset paging. A value; build it, then pass it to a ``Repository`` or
@@ -35,21 +34,21 @@ public struct Query<R: Record>: Sendable {
         case glob = "GLOB"
     }
 
-    struct Condition: Sendable {
-        var sql: String
-        var arguments: [DatabaseValue]
+    package struct Condition: Sendable {
+        package var sql: String
+        package var arguments: [DatabaseValue]
     }
 
-    struct Ordering: Sendable {
-        var column: String
-        var descending: Bool
+    package struct Ordering: Sendable {
+        package var column: String
+        package var descending: Bool
     }
 
-    var conditions: [Condition] = []
-    var orderings: [Ordering] = []
-    var limitCount: Int?
-    var offsetCount: Int?
-    var afterRecord: R?
+    package var conditions: [Condition] = []
+    package var orderings: [Ordering] = []
+    package var limitCount: Int?
+    package var offsetCount: Int?
+    package var afterRecord: R?
 
     /// Every record of the table.
     public init() {}
@@ -118,13 +117,13 @@ public struct Query<R: Record>: Sendable {
     }
 
     /// The orderings actually used: the caller's, then the primary key as tie-breaker.
-    var effectiveOrderings: [Ordering] {
+    package var effectiveOrderings: [Ordering] {
         if orderings.contains(where: { $0.column == R.primaryKey }) { return orderings }
         return orderings + [Ordering(column: R.primaryKey, descending: orderings.last?.descending ?? false)]
     }
 
     /// `WHERE …` (or "") and its arguments, including the keyset condition.
-    func whereClause() throws -> (sql: String, arguments: [DatabaseValue]) {
+    package func whereClause() throws -> (sql: String, arguments: [DatabaseValue]) {
         var parts = conditions
         if let afterRecord {
             parts.append(try keysetCondition(after: afterRecord))
@@ -160,7 +159,7 @@ public struct Query<R: Record>: Sendable {
     }
 
     /// `ORDER BY … LIMIT … OFFSET …`.
-    func orderLimitClause() -> String {
+    package func orderLimitClause() -> String {
         var sql = ""
         if !orderings.isEmpty || afterRecord != nil {
             sql += " ORDER BY "

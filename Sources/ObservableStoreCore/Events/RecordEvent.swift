@@ -1,5 +1,4 @@
 import Foundation
-import StoreSQLite
 
 /// One change to a record of type `R`, with the record decoded before and after.
 public struct RecordChange<R: Record>: Sendable {
@@ -46,7 +45,7 @@ public enum RecordEvent<R: Record>: Sendable {
     case decodingFailed(StoreError)
 
     /// Types the events of `R`'s table; a commit with a row that does not decode as `R` becomes `.decodingFailed`.
-    init(_ event: StoreEvent) {
+    package init(_ event: StoreEvent) {
         switch event {
         case .gap(let missed):
             self = .gap(missed: missed)
@@ -94,20 +93,6 @@ public enum RecordEvent<R: Record>: Sendable {
             throw StoreError(
                 .invalidInput,
                 "commit \(commit.sequence): a row of table \(change.table), column \(column), does not decode as \(R.self): \(detail)")
-        }
-    }
-}
-
-extension DecodingError {
-    /// The column the row decoder was reading (the first key of the coding path, or the missing key), if known.
-    var column: String? {
-        switch self {
-        case .keyNotFound(let key, _):
-            key.stringValue
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.first?.stringValue
-        @unknown default:
-            nil
         }
     }
 }
