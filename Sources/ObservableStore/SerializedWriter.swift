@@ -80,9 +80,9 @@ final class SerializedWriter: @unchecked Sendable {
 
     /// Told when a write starts and ends, so that the change feed does not wake for each of this
     /// process's own file writes (the write's WAL appends, then the checkpoint's writes to the database).
-    private let activity: ObservationCenter?
+    private let activity: WriteActivity?
 
-    init(_ writer: Writer, label: String, activity: ObservationCenter? = nil) {
+    init(_ writer: Writer, label: String, activity: WriteActivity? = nil) {
         self.writer = writer
         self.activity = activity
         self.queue = DispatchQueue(label: label)
@@ -167,10 +167,10 @@ final class SerializedWriter: @unchecked Sendable {
         guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
         let activity = countsAsWrite ? self.activity : nil
         return try insideWrite {
-            activity?.ownWriteStarted()
+            activity?.started()
             defer {
                 writer.checkpointIfDue()
-                activity?.ownWriteEnded()
+                activity?.ended()
             }
             return try work(writer)
         }

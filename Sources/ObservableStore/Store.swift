@@ -38,7 +38,10 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     let writer: SerializedWriter
     let readers: ReaderPool
-    let observation: ObservationCenter
+    /// The named listeners and streams.
+    let registry: ListenerRegistry
+    /// Hands each logged commit, this process's and others', to the listeners.
+    let publisher: CommitPublisher<LoggedCommit>
     /// Notices other processes' commits; nil for in-memory stores and when changes are not tracked.
     let feed: ChangeFeed?
 
@@ -93,14 +96,20 @@ public final class Store: Sendable {
         self.configuration = configuration
         let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
         if configuration.tracksChanges { writer.installCapture() }
-        let observation = ObservationCenter(logger: configuration.logger, deliverySpinWindow: configuration.deliverySpinWindow)
-        self.observation = observation
-        self.writer = SerializedWriter(writer, label: "ObservableStore.writer", activity: inMemory ? nil : observation)
+        // A thread inside a write must not wait for a handler: an immediate handler may be waiting for that write.
+        let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { !SerializedWriter.isInsideAnyWrite }
+        let registry = ListenerRegistry(
+            context: context, logger: configuration.logger, errorHandler: configuration.listenerErrorHandler)
+        let publisher = CommitPublisher<LoggedCommit>(registry: registry, logger: configuration.logger)
+        let activity = WriteActivity()
+        self.registry = registry
+        self.publisher = publisher
+        self.writer = SerializedWriter(writer, label: "ObservableStore.writer", activity: inMemory ? nil : activity)
         if configuration.tracksChanges, !inMemory, try writer.hasChangeLog() {
             let feed = try ChangeFeed(
-                databasePath: path, center: observation, pollInterval: configuration.changeFeedPollInterval,
+                databasePath: path, publisher: publisher, activity: activity, pollInterval: configuration.changeFeedPollInterval,
                 busyTimeoutMilliseconds: timeout, logger: configuration.logger)
-            observation.startPublishing(after: feed.startPosition.last)
+            publisher.startPublishing(after: feed.startPosition.last)
             self.feed = feed
         } else {
             self.feed = nil
@@ -133,7 +142,7 @@ public final class Store: Sendable {
     /// A read already running keeps its connection until it ends.
     public func close() {
         feed?.stop()
-        observation.closeStreams()
+        registry.close()
         // Readers first: the last connection to close checkpoints the WAL into the file, and a
         // read-only connection cannot.
         readers.close()
@@ -160,7 +169,7 @@ public final class Store: Sendable {
     /// than the busy timeout for another process's write throws ``StoreError/Code/busy``.
     @discardableResult
     public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
-        guard !observation.isPublishingOnCurrentThread else {
+        guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
         return try writer.sync { writer in try runWrite(on: writer, origin: origin, body).value }
@@ -178,7 +187,7 @@ public final class Store: Sendable {
     /// pendingEchoes.insert(written.sequence)   // ignore this commit when its event comes back
     /// ```
     public func writeReturningCommit<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
-        guard !observation.isPublishingOnCurrentThread else {
+        guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
         return try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
@@ -267,9 +276,9 @@ public final class Store: Sendable {
         }
         writer.changeLog.didCommit(on: connection)
         writer.foreignWrites.didCommit(on: connection)
-        if let foreignWrite { observation.publishOwn(foreignWrite, on: connection) }
+        if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
         if let logged {
-            observation.publishOwn(logged, on: connection)
+            publisher.publishOwn(logged, log: ChangeLogReader(connection: connection))
             writer.commitsSincePruning += 1
             if writer.commitsSincePruning >= configuration.retention.pruneInterval {
                 writer.commitsSincePruning = 0
@@ -309,13 +318,13 @@ public final class Store: Sendable {
                 var marker: LoggedCommit?
                 try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer, seenAt: position) }
                 writer.foreignWrites.didCommit(on: connection)
-                if let marker { observation.publishOwn(marker, on: connection) }
+                if let marker { publisher.publishOwn(marker, log: ChangeLogReader(connection: connection)) }
             }
         } catch let error as StoreError where error.code == .transactionMisuse {
             return  // the store closed meanwhile: nobody is left to tell
         } catch {
             configuration.logger.warning("could not log a foreign write", metadata: ["error": "\(error)"])
-            if position != nil { observation.publishExternalChange() }
+            if position != nil { publisher.publishExternalChange() }
         }
     }
 
@@ -333,7 +342,7 @@ public final class Store: Sendable {
                 try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: true, on: connection)
             }
             writer.foreignWrites.didCommit(on: connection)
-            if let foreignWrite { observation.publishOwn(foreignWrite, on: connection) }
+            if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
         } catch {
             configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
         }

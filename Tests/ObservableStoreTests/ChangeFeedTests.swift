@@ -141,7 +141,7 @@ import Testing
             for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "o\(index)", x: 0, y: 0)) }
             #expect(try other.pruneChangeLog() == 15)
             other.close()
-            store.observation.publishFromLog(on: try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 1000))
+            store.publisher.publishFromLog(ChangeLogReader(connection: try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 1000)))
             try waitUntil { recorder.all.count >= 6 }
             #expect(recorder.all.first == .gap(missed: 1...15))
             #expect(recorder.commits.map(\.sequence) == Array(16...20))

@@ -11,7 +11,7 @@ import Testing
             let events = store.changes(filter: .table("nodes"))
             let token = store.listen("named") { _ in }
             #expect(store.listenerNames == ["named"])
-            #expect(store.observation.streamCount == 1)
+            #expect(store.registry.streamCount == 1)
             // Still a listener: it gets the commits.
             try await store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
             var iterator = events.makeAsyncIterator()
@@ -19,7 +19,7 @@ import Testing
             // Removing the named listeners leaves the stream alone.
             token.cancel()
             #expect(store.listenerNames.isEmpty)
-            #expect(store.observation.streamCount == 1)
+            #expect(store.registry.streamCount == 1)
         }
     }
 
@@ -34,7 +34,7 @@ import Testing
             try await waitUntil("the reader to receive the commit") { started.value >= 1 }  // iterating
             reader.cancel()
             try await value(of: reader, "the cancelled reader to end")
-            try await waitUntil("the stream to be released") { store.observation.streamCount == 0 }
+            try await waitUntil("the stream to be released") { store.registry.streamCount == 0 }
             // A commit after that reaches no stream, and iterating again ends at once.
             try await store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
             let endsAtOnce = try await withDeadline("a released stream's new iteration to end") {
@@ -54,7 +54,7 @@ import Testing
                 #expect(event.sequence == 1)
                 break
             }
-            #expect(store.observation.streamCount == 0)
+            #expect(store.registry.streamCount == 0)
             withExtendedLifetime(events) {}
         }
     }
@@ -65,9 +65,9 @@ import Testing
             var iterator: StoreEvents.Iterator? = events.makeAsyncIterator()
             try await store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
             #expect(await iterator?.next()?.sequence == 1)
-            #expect(store.observation.streamCount == 1)
+            #expect(store.registry.streamCount == 1)
             iterator = nil
-            #expect(store.observation.streamCount == 0)
+            #expect(store.registry.streamCount == 0)
             withExtendedLifetime(events) {}
         }
     }
@@ -75,9 +75,9 @@ import Testing
     @Test func releasingAnUnusedSequenceReleasesTheStream() throws {
         try withTemporaryStore { store, _ in
             var events: StoreEvents? = store.changes()
-            #expect(store.observation.streamCount == 1)
+            #expect(store.registry.streamCount == 1)
             events = nil
-            #expect(events == nil && store.observation.streamCount == 0)
+            #expect(events == nil && store.registry.streamCount == 0)
         }
     }
 }

@@ -48,14 +48,14 @@ import Testing
         // free to take one depends on scheduling. The offers are counted; where the handler ran is checked
         // for the fan-out, which must never use the thread.
         try withTemporaryStore { store, _ in
-            let thread = store.observation.deliveryThread
+            let thread = store.registry.context.thread
             let names = Recorder<String>()
             let one = store.listen("one") { _ in names.append(Thread.current.name ?? "") }
             // A small commit is offered here only when nothing waits on the store's dispatch queue; with the
             // whole test suite blocking global-queue threads, that queue can be slow to run. Let it drain
             // first, and allow a few commits.
             let drained = DispatchSemaphore(value: 0)
-            store.observation.afterPublished { drained.signal() }
+            store.publisher.afterPublished { drained.signal() }
             #expect(drained.wait(timeout: .now() + 60) == .success)
             let before = thread.offerCount
             for index in 1...20 where thread.offerCount == before {
@@ -89,7 +89,7 @@ import Testing
             let clock = Locked(clockid_t(0))
             let found = DispatchSemaphore(value: 0)
             let deadline = ContinuousClock.now + .seconds(10)
-            while !store.observation.deliveryThread.tryRun({
+            while !store.registry.context.thread.tryRun({
                 pthread_getcpuclockid(pthread_self(), &clock.value)
                 found.signal()
             }) && ContinuousClock.now < deadline { usleep(100) }

@@ -251,7 +251,7 @@ import Testing
             try started.waitForSignal("the handler to start")
             for index in 0..<20 { try insertNode(store, "n\(index)") }  // 2...21: 4 fit, 17 do not
             let offered = DispatchSemaphore(value: 0)
-            store.observation.afterPublished { offered.signal() }
+            store.publisher.afterPublished { offered.signal() }
             try offered.waitForSignal("every commit to be offered")  // every commit has been offered to the listener
             release.signal()
             #expect(recorder.wait(for: 6))

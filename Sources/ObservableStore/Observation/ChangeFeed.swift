@@ -22,7 +22,8 @@ import StoreSQLite
 /// `stopRequested` is guarded by `lock`, and the wake-up pipe is written from any thread.
 final class ChangeFeed: @unchecked Sendable {
     private let connection: Connection
-    private let center: ObservationCenter
+    private let publisher: CommitPublisher<LoggedCommit>
+    private let activity: WriteActivity
     private let databasePath: String
     private let pollInterval: Duration
     private let logger: Logger
@@ -56,11 +57,12 @@ final class ChangeFeed: @unchecked Sendable {
     private var verifiedOwnWrites: ContinuousClock.Instant?
 
     init(
-        databasePath: String, center: ObservationCenter, pollInterval: Duration, busyTimeoutMilliseconds: Int32,
+        databasePath: String, publisher: CommitPublisher<LoggedCommit>, activity: WriteActivity, pollInterval: Duration, busyTimeoutMilliseconds: Int32,
         logger: Logger
     ) throws {
         self.databasePath = databasePath
-        self.center = center
+        self.publisher = publisher
+        self.activity = activity
         self.pollInterval = pollInterval
         self.logger = logger
         connection = try StoreError.wrapping {
@@ -131,7 +133,7 @@ final class ChangeFeed: @unchecked Sendable {
             _ = poll(&descriptors, nfds_t(descriptors.count), muted ? mutedTimeout : idleTimeout)
             if isStopping { break }
             if let watcher {
-                let ownWrites = center.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
+                let ownWrites = activity.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
                 if muted, !ownWrites {
                     // This process stopped writing: watch again. The check below sees anything written meanwhile.
                     watcher.unmute()
@@ -163,8 +165,8 @@ final class ChangeFeed: @unchecked Sendable {
     /// write together took them for the writer's commit alone. While this process keeps writing, each
     /// write checks for itself.
     private func verifyAfterOwnWrites() {
-        guard let onOwnWritesSettled, let lastWrite = center.lastOwnWriteEnd, lastWrite != verifiedOwnWrites,
-            !center.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
+        guard let onOwnWritesSettled, let lastWrite = activity.lastEnd, lastWrite != verifiedOwnWrites,
+            !activity.isWriting(orWroteWithin: ChangeFeed.ownWriteWindow)
         else { return }
         verifiedOwnWrites = lastWrite
         onOwnWritesSettled()
@@ -194,9 +196,9 @@ final class ChangeFeed: @unchecked Sendable {
             lastDataVersion = version
             defer { lastPosition = position }
             if position.last > lastPosition.last {
-                center.publishFromLog(on: connection, newest: position.last)
+                publisher.publishFromLog(ChangeLogReader(connection: connection), newest: position.last)
             } else if position.bookkeeping == lastPosition.bookkeeping {
-                if let onForeignWrite { onForeignWrite(position) } else { center.publishExternalChange() }
+                if let onForeignWrite { onForeignWrite(position) } else { publisher.publishExternalChange() }
             }
         } catch {
             logger.error("change feed check failed", metadata: ["error": "\(error)"])

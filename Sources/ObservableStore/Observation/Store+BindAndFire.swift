@@ -68,75 +68,17 @@ extension Store {
             apply: { _ in .refetch }, deliver: handler)
     }
 
-    /// What a bound value does with one commit.
-    private enum BindStep<Value> {
-        /// The commit does not change the value.
-        case skip
-        /// The commit gives this new value.
-        case deliver(Value)
-        /// The value must be read again.
-        case refetch
-    }
-
-    /// Registers a held listener, reads the first value and the last commit sequence in one read
-    /// transaction, delivers the value, then releases the listener past that sequence.
-    ///
-    /// Every later value carries the sequence it reflects (the commit's, or the one read with a
-    /// refetch after a gap, an external change or a schema change), and commits at or below it are
-    /// skipped: values never go back in time and none is delivered twice.
+    /// Binds listener `name` to the value `fetch` reads (see ``ValueBinding``): every value carries the
+    /// sequence it reflects, and commits at or below it are skipped, so values never go back in time and
+    /// none is delivered twice.
     private func bind<Value: Sendable>(
         _ name: String, filter: ChangeFilter, options: ListenerOptions,
         fetch: @escaping @Sendable (Transaction) throws -> Value,
-        apply: @escaping @Sendable (Commit) throws -> BindStep<Value>,
+        apply: @escaping @Sendable (Commit) throws -> ValueBinding.Step<Value>,
         deliver: @escaping @Sendable (Value) -> Void
     ) throws -> ListenerToken {
-        let store = WeakReference(self)
-        let reflected = LockedValue<Int64>(0)
-        let listener = makeListener(name, filter: filter, options: options, held: true) { event in
-            guard let store = store.object else { return false }
-            var step = BindStep<Value>.refetch
-            if case .commit(let commit) = event {
-                guard commit.sequence > reflected.value else { return true }
-                step = try apply(commit)
-                if case .deliver = step { reflected.value = commit.sequence }
-            }
-            switch step {
-            case .skip: break
-            case .deliver(let value): deliver(value)
-            case .refetch:
-                let (value, sequence) = try store.read { tx in (try fetch(tx), try ChangeLog.lastSequence(tx)) }
-                reflected.value = sequence
-                deliver(value)
-            }
-            return true
-        }
-        let token = register(listener)
-        let (value, sequence) = try read { tx in (try fetch(tx), try ChangeLog.lastSequence(tx)) }
-        reflected.value = sequence
-        listener.release(after: sequence) { deliver(value) }
-        return token
-    }
-}
-
-/// A value guarded by a lock.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `value` is only read and written under `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) { self.stored = value }
-
-    /// The current value.
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-
-    /// Stores `newValue` and returns the previous value.
-    func exchange(_ newValue: Value) -> Value {
-        lock.withLock {
-            defer { stored = newValue }
-            return stored
-        }
+        try ValueBinding.bind(
+            name, filter: filter, options: options, engine: self, registry: registry, fetch: fetch, apply: apply,
+            deliver: deliver)
     }
 }

@@ -38,7 +38,9 @@ extension Store {
             return try tx.fetchValue("SELECT cursor_seq FROM \(DurableCursor.table) WHERE name = ?", [name])
                 .flatMap(Int64.fromDatabaseValue) ?? initial
         }
-        let durable = DurableListener(name: name, filter: filter, cursor: cursor, store: self, handler: handler)
+        let durable = DurableListener(
+            name: name, filter: filter, cursor: cursor, engine: self, context: registry.context, logger: configuration.logger,
+            errorHandler: configuration.listenerErrorHandler, handler: handler)
         // A one-slot wake-up listener: events only start a pump; the pump reads the log itself.
         let wakeUp = makeListener(name, filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
             durable.wake()

@@ -63,16 +63,16 @@ extension Store {
                 .invalidInput,
                 "listener \(name): the filter's tables (\(tables.sorted().joined(separator: ", "))) leave out "
                     + "\(R.self)'s table \(R.tableName); nothing was registered")
-            configuration.report(error, listener: name)
+            registry.report(error, listener: name)
             let refused = makeListener(name, filter: filter, options: options) { _ in false }
             refused.cancel()
-            return ListenerToken(listener: refused, center: observation, cancelsOnRelease: false)
+            return ListenerToken(listener: refused, registry: registry, cancelsOnRelease: false)
         }
         filter.tables = [R.tableName]
-        let configuration = configuration
+        let registry = registry
         return listen(name, filter: filter, options: options) { event in
             let typed = RecordEvent<R>(event)
-            if case .decodingFailed(let error) = typed { configuration.report(error, listener: name) }
+            if case .decodingFailed(let error) = typed { registry.report(error, listener: name) }
             try handler(typed)
         }
     }
@@ -107,12 +107,12 @@ extension Store {
     /// handler is not running (unless this is called from it) and never runs again.
     @discardableResult
     public func removeListener(_ name: String) -> Bool {
-        observation.remove(name: name)
+        registry.remove(name: name)
     }
 
     /// The names of the registered listeners, sorted. ``changes(filter:bufferSize:)`` streams have no
     /// name and are not listed.
-    public var listenerNames: [String] { observation.names }
+    public var listenerNames: [String] { registry.names }
 
     /// The commits matching `filter`, as an `AsyncSequence`. See ``StoreEvents``.
     ///
@@ -130,37 +130,20 @@ extension Store {
             return true
         }
         channel.attach(register(listener))
-        observation.track(channel)
+        registry.track(channel)
         return StoreEvents(channel: channel)
     }
 
-    /// A listener with this store's logger and listener error handler.
+    /// A listener of this store's registry, not yet registered.
     func makeListener(
         _ name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false,
         handler: @escaping @Sendable (StoreEvent) throws -> Bool
     ) -> Listener {
-        Listener(
-            name: name, filter: filter, options: options, held: held, isStream: isStream, logger: configuration.logger,
-            errorHandler: configuration.listenerErrorHandler, handler: handler)
+        registry.makeListener(name, filter: filter, options: options, held: held, isStream: isStream, handler: handler)
     }
 
+    /// Registers `listener`; a `detached` token does not cancel it when released.
     func register(_ listener: Listener, detached: Bool = false) -> ListenerToken {
-        observation.register(listener)
-        return ListenerToken(listener: listener, center: observation, cancelsOnRelease: !detached)
+        registry.register(listener, detached: detached)
     }
-}
-
-extension StoreConfiguration {
-    /// Logs a listener's error (not one its handler threw) at error level and hands it to ``listenerErrorHandler``.
-    func report(_ error: StoreError, listener name: String) {
-        logger.error("\(error.message)", metadata: ["listener": "\(name)"])
-        listenerErrorHandler?(name, error)
-    }
-}
-
-/// A weak reference that can cross threads.
-final class WeakReference<Object: AnyObject & Sendable>: @unchecked Sendable {
-    // @unchecked: `object` is a weak reference, set once at init; reading a weak reference is thread-safe.
-    weak var object: Object?
-    init(_ object: Object) { self.object = object }
 }

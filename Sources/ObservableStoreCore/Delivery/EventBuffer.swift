@@ -1,22 +1,21 @@
-import ObservableStoreCore
 /// A bounded FIFO of events for one consumer. When full, further commits are not stored: their
 /// sequence range is remembered and handed out as one `.gap` event once the stored events are
 /// consumed, so a slow consumer learns exactly what it missed and never blocks the producer.
-struct EventBuffer {
-    let capacity: Int
+package struct EventBuffer {
+    package let capacity: Int
     private var events: [StoreEvent] = []
     private var head = 0
     private var missed: ClosedRange<Int64>?
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// The number of events waiting (a pending gap counts as one).
-    var count: Int { events.count - head + (missed == nil ? 0 : 1) }
+    package var count: Int { events.count - head + (missed == nil ? 0 : 1) }
 
     /// Stores `event`, or folds it into the pending gap when the buffer is full (or already overflowed).
-    mutating func push(_ event: StoreEvent) {
+    package mutating func push(_ event: StoreEvent) {
         let range: ClosedRange<Int64>
         switch event {
         case .commit(let commit): range = commit.sequence...commit.sequence
@@ -36,7 +35,7 @@ struct EventBuffer {
     }
 
     /// The next event: stored events in order, then the gap, if any.
-    mutating func pop() -> StoreEvent? {
+    package mutating func pop() -> StoreEvent? {
         if head < events.count {
             let event = events[head]
             head += 1
@@ -54,7 +53,7 @@ struct EventBuffer {
     }
 
     /// Drops every stored event at or below `sequence` (bind-and-fire: already in the initial value).
-    mutating func drop(through sequence: Int64) {
+    package mutating func drop(through sequence: Int64) {
         events.removeFirst(head)
         head = 0
         events.removeAll { ($0.sequence ?? .max) <= sequence }
@@ -64,7 +63,7 @@ struct EventBuffer {
     }
 
     /// Drops everything.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         events.removeAll()
         head = 0
         missed = nil

@@ -1,4 +1,3 @@
-import ObservableStoreCore
 /// Owns a listener's lifetime: `cancel()` it, or let it go, and delivery stops.
 ///
 /// The exception is the token of ``Store/listen(_:owner:filter:options:handler:)``: there the owner
@@ -16,12 +15,12 @@ import ObservableStoreCore
 /// ```
 public final class ListenerToken: Sendable {
     private let listener: Listener
-    private let center: ObservationCenter
+    private let registry: ListenerRegistry
     private let cancelsOnRelease: Bool
 
-    init(listener: Listener, center: ObservationCenter, cancelsOnRelease: Bool = true) {
+    package init(listener: Listener, registry: ListenerRegistry, cancelsOnRelease: Bool = true) {
         self.listener = listener
-        self.center = center
+        self.registry = registry
         self.cancelsOnRelease = cancelsOnRelease
     }
 
@@ -38,6 +37,6 @@ public final class ListenerToken: Sendable {
     /// Stops delivery. If a listener of the same name replaced this one, that listener is left alone.
     /// When this returns, the handler is not running (unless this is called from it) and never runs again.
     public func cancel() {
-        center.remove(listener)
+        registry.remove(listener)
     }
 }

@@ -1,4 +1,3 @@
-import ObservableStoreCore
 /// How much of the change log a store keeps.
 ///
 /// The first two limits are floors, not ceilings: a commit may be pruned only when it is outside both

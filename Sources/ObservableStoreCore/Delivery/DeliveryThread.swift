@@ -1,5 +1,4 @@
 import Foundation
-import ObservableStoreCore
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +26,7 @@ import ObservableStoreCore
 ///
 /// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn`, `handedToSpinningAt`
 /// and `policy` are guarded by `lock`.
-final class DeliveryThread: @unchecked Sendable {
+package final class DeliveryThread: @unchecked Sendable {
     private enum State {
         /// Looking for work, yielding on every turn.
         case spinning
@@ -52,10 +51,10 @@ final class DeliveryThread: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// The thread's name as tools (`top -H`, `perf`, debuggers) show it: at most 15 bytes on Linux.
-    static let threadName = "store-delivery"
+    package static let threadName = "store-delivery"
 
     /// A thread that looks for work for `spinWindow` after each delivery (``SpinPolicy`` permitting).
-    init(spinWindow: Duration) {
+    package init(spinWindow: Duration) {
         self.policy = SpinPolicy(window: spinWindow)
         let thread = Thread { [self] in
             // Set from the thread itself: a thread otherwise keeps the name of the one that created it.
@@ -67,7 +66,7 @@ final class DeliveryThread: @unchecked Sendable {
     }
 
     /// Runs `work` on this thread if it is free; false when it is busy or stopped (run it elsewhere).
-    func tryRun(_ work: @escaping @Sendable () -> Void) -> Bool {
+    package func tryRun(_ work: @escaping @Sendable () -> Void) -> Bool {
         let wasSleeping = lock.withLock { () -> Bool? in
             offers += 1
             guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
@@ -89,13 +88,13 @@ final class DeliveryThread: @unchecked Sendable {
     }
 
     /// How many times work was offered through ``tryRun(_:)``, taken or not (for tests of who uses the thread).
-    var offerCount: Int { lock.withLock { offers } }
+    package var offerCount: Int { lock.withLock { offers } }
 
     /// Whether ``SpinPolicy`` has paused spinning (for tests).
-    var spinningIsPaused: Bool { lock.withLock { policy.isPaused(at: .now) } }
+    package var spinningIsPaused: Bool { lock.withLock { policy.isPaused(at: .now) } }
 
     /// Ends the thread after the work it holds, if any. Later ``tryRun(_:)`` calls return false.
-    func stop() {
+    package func stop() {
         let wasSleeping = lock.withLock { () -> Bool in
             stopRequested = true
             return state == .sleeping

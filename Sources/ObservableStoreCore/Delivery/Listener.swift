@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ObservableStoreCore
 
 /// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
 ///
@@ -13,20 +12,23 @@ import ObservableStoreCore
 /// `@unchecked Sendable`: `buffer`, `isDraining`, `isHeld`, `floor` and `isCancelled` are guarded by
 /// `lock`. Handler calls hold `deliveryLock` (recursive, so a handler may cancel its own listener),
 /// and `cancel()` takes it too: once `cancel()` returns, the handler is not running and never runs again.
-final class Listener: @unchecked Sendable {
-    let name: String
-    let filter: ChangeFilter
-    let isImmediate: Bool
+package final class Listener: @unchecked Sendable {
+    package let name: String
+    package let filter: ChangeFilter
+    package let isImmediate: Bool
     /// Whether this feeds a `changes()` stream: registered without a name (not in `listenerNames`, never replaced).
-    let isStream: Bool
+    package let isStream: Bool
     /// Called for each event; returns false when the listener's owner is gone (the listener then removes itself).
     private let handler: @Sendable (StoreEvent) throws -> Bool
     private let logger: Logger
     /// The store's ``StoreConfiguration/listenerErrorHandler``: told about each error the handler throws.
     private let errorHandler: (@Sendable (String, any Error) -> Void)?
-    weak var center: ObservationCenter?
+    /// The delivery thread, and whether the current thread may wait for the handler.
+    private let context: DeliveryContext
+    /// The registry it is registered with (set when registered): a handler returning false removes it there.
+    weak var registry: ListenerRegistry?
     /// Runs once when the listener is cancelled (a durable listener stops its pump).
-    var onCancel: (@Sendable () -> Void)?
+    package var onCancel: (@Sendable () -> Void)?
 
     private let lock = NSLock()
     private let deliveryLock = NSRecursiveLock()
@@ -37,7 +39,8 @@ final class Listener: @unchecked Sendable {
     private var isCancelled = false
 
     init(
-        name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false, logger: Logger,
+        name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false,
+        context: DeliveryContext, logger: Logger,
         errorHandler: (@Sendable (String, any Error) -> Void)? = nil, handler: @escaping @Sendable (StoreEvent) throws -> Bool
     ) {
         self.name = name
@@ -46,6 +49,7 @@ final class Listener: @unchecked Sendable {
         self.isStream = isStream
         self.buffer = EventBuffer(capacity: options.bufferSize)
         self.isHeld = held
+        self.context = context
         self.logger = logger
         self.errorHandler = errorHandler
         self.handler = handler
@@ -53,13 +57,13 @@ final class Listener: @unchecked Sendable {
 
     /// Queues the part of `commit` that matches, and starts a drain if none is running: on the store's
     /// delivery thread when `warm` and it is free (a commit for a few listeners), else on the global queue.
-    func offer(_ commit: Commit, warm: Bool = false) {
+    package func offer(_ commit: Commit, warm: Bool = false) {
         guard let matching = filter.apply(commit) else { return }
         enqueue(.commit(matching), warm: warm)
     }
 
     /// Queues an event for every listener whatever its filter (a gap, an external change).
-    func offerToAll(_ event: StoreEvent) {
+    package func offerToAll(_ event: StoreEvent) {
         enqueue(event)
     }
 
@@ -78,19 +82,19 @@ final class Listener: @unchecked Sendable {
     /// global queue. A fan-out to many listeners uses the global queue: it needs every core, and a thread
     /// that keeps looking for work would take one.
     private func beginDraining(warm: Bool) {
-        if warm, center?.deliveryThread.tryRun({ self.drain() }) == true { return }
+        if warm, context.thread.tryRun({ self.drain() }) { return }
         DispatchQueue.global().async { self.drain() }
     }
 
     /// Immediate delivery on the caller's thread (the writer, after COMMIT). A held listener queues instead.
-    func deliverNow(_ commit: Commit) {
+    package func deliverNow(_ commit: Commit) {
         guard let matching = filter.apply(commit) else { return }
         deliverNow(event: .commit(matching))
     }
 
     /// Immediate delivery of `event` whatever the filter (a gap, an external change, or an already
     /// filtered commit). A held or draining listener queues it behind what it already holds.
-    func deliverNow(event: StoreEvent) {
+    package func deliverNow(event: StoreEvent) {
         let held = lock.withLock { isHeld || isDraining }
         if held { return enqueue(event) }
         invoke(event)
@@ -98,7 +102,7 @@ final class Listener: @unchecked Sendable {
 
     /// Bind-and-fire: runs `initial` (the first value) as a delivery, drops queued events at or below
     /// `sequence` (already part of that value), and starts delivering the rest.
-    func release(after sequence: Int64, initial: () -> Void) {
+    package func release(after sequence: Int64, initial: () -> Void) {
         deliveryLock.withLock {
             if !lock.withLock({ isCancelled }) { initial() }
         }
@@ -129,7 +133,7 @@ final class Listener: @unchecked Sendable {
         deliveryLock.withLock {
             guard !lock.withLock({ isCancelled }) else { return }
             do {
-                if try !handler(event) { center?.remove(self) }
+                if try !handler(event) { registry?.remove(self) }
             } catch {
                 logger.warning(
                     "listener threw; the event is skipped",
@@ -139,41 +143,19 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    /// Stops delivery. Waits for a handler call in progress, unless called from that handler, from
-    /// inside a write, or while publishing (the handler might be waiting for that very write: waiting
-    /// would deadlock). In those cases the handler may finish the call in progress, and never runs again.
-    func cancel() {
+    /// Stops delivery. Waits for a handler call in progress, unless called from that handler, or where
+    /// ``DeliveryContext/mayWaitForHandlers`` says no (inside a write, or while publishing: the handler might be
+    /// waiting for that very write, and waiting would deadlock). In those cases the handler may finish the call in progress, and never runs again.
+    package func cancel() {
         let firstCancel = lock.withLock { () -> Bool in
             defer { isCancelled = true }
             buffer.removeAll()
             return !isCancelled
         }
-        if Listener.mayWaitForHandlers(center) { deliveryLock.withLock {} }
+        if context.mayWaitForHandlers { deliveryLock.withLock {} }
         if firstCancel { onCancel?() }
     }
 
-    /// Whether the current thread may block until handlers finish.
-    static func mayWaitForHandlers(_ center: ObservationCenter?) -> Bool {
-        !SerializedWriter.isInsideAnyWrite && !(center?.isPublishingOnCurrentThread ?? false)
-    }
-
     /// Whether ``cancel()`` was called.
-    var cancelled: Bool { lock.withLock { isCancelled } }
-}
-
-/// How a listener is delivered to.
-public struct ListenerOptions: Sendable {
-    /// Deliver synchronously on the publishing thread (normally the writer's), after COMMIT and before
-    /// `write` returns. The handler must be quick and must not write to the store (a nested write, refused).
-    /// False by default: the handler runs on another thread and the writer never waits for it (a small
-    /// commit is still decoded and queued for it on the writer's thread, which takes microseconds).
-    public var immediate = false
-    /// How many commits may wait for the handler; past that they are replaced by one `.gap` event. 1024 by default.
-    public var bufferSize = 1024
-
-    /// Options with the defaults.
-    public init(immediate: Bool = false, bufferSize: Int = 1024) {
-        self.immediate = immediate
-        self.bufferSize = bufferSize
-    }
+    package var cancelled: Bool { lock.withLock { isCancelled } }
 }

@@ -1,4 +1,3 @@
-import ObservableStoreCore
 /// When the delivery thread may keep looking for work instead of sleeping.
 ///
 /// Looking for work pays only while the thread has a CPU of its own. When another runnable thread shares
@@ -18,24 +17,24 @@ import ObservableStoreCore
 /// While paused, the thread sleeps after each delivery. A pause lasts ``pause``, doubling up to
 /// ``longestPause`` each time spinning fails again within ``longestPause`` of the previous pause's end
 /// (the CPU is short for a while); a failure after a longer good spell starts again from ``pause``.
-struct SpinPolicy {
+package struct SpinPolicy {
     /// How long to keep looking for work after a delivery.
-    let window: Duration
+    package let window: Duration
     /// A spinning thread whose last turn is older than this is not running now.
-    let stalledAfter: Duration
+    package let stalledAfter: Duration
     /// A gap between two turns longer than this means the thread lost its CPU for a time slice.
-    let pauseAfter: Duration
+    package let pauseAfter: Duration
     /// The first pause of spinning after such a gap.
-    let pause: Duration
+    package let pause: Duration
     /// The longest pause.
-    let longestPause: Duration
+    package let longestPause: Duration
     /// Spinning pauses when work handed to the spinning thread waits longer than this on average.
-    let slowPickup: Duration
+    package let slowPickup: Duration
     private var suspendedUntil: ContinuousClock.Instant?
     private var currentPause: Duration
     private var averagePickup = Duration.zero
 
-    init(
+    package init(
         window: Duration, stalledAfter: Duration = .microseconds(50), pauseAfter: Duration = .milliseconds(1),
         pause: Duration = .milliseconds(5), longestPause: Duration = .seconds(5), slowPickup: Duration = .microseconds(20)
     ) {
@@ -50,13 +49,13 @@ struct SpinPolicy {
 
     /// Until when to look for work after a delivery that ended at `now`; `now` itself when the thread
     /// should sleep at once.
-    func spinDeadline(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    package func spinDeadline(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         isPaused(at: now) ? now : now + window
     }
 
     /// Records a turn that came `gap` after the previous one; false when the thread should stop
     /// spinning (and sleep) because it is not getting the CPU.
-    mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
+    package mutating func recordTurn(gap: Duration, at now: ContinuousClock.Instant) -> Bool {
         guard gap > pauseAfter else { return true }
         pauseSpinning(at: now)
         return false
@@ -65,7 +64,7 @@ struct SpinPolicy {
     /// Records how long work handed to the spinning thread waited before the thread took it. Spinning
     /// pays only while that is well under a thread wake-up: when the running average (of the last ~8)
     /// goes over ``slowPickup``, spinning pauses.
-    mutating func recordPickup(after delay: Duration, at now: ContinuousClock.Instant) {
+    package mutating func recordPickup(after delay: Duration, at now: ContinuousClock.Instant) {
         averagePickup += (delay - averagePickup) / 8
         if averagePickup > slowPickup {
             averagePickup = .zero
@@ -83,14 +82,14 @@ struct SpinPolicy {
     }
 
     /// Whether spinning is paused at `now`.
-    func isPaused(at now: ContinuousClock.Instant) -> Bool {
+    package func isPaused(at now: ContinuousClock.Instant) -> Bool {
         guard let suspendedUntil else { return false }
         return now < suspendedUntil
     }
 
     /// Whether a spinning thread whose last turn was at `lastTurn` has gone without the CPU for too long
     /// to be handed work at `now`.
-    func isStalled(lastTurn: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
+    package func isStalled(lastTurn: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
         now - lastTurn > stalledAfter
     }
 }

@@ -1,5 +1,3 @@
-import ObservableStoreCore
-import StoreSQLite
 
 /// Listeners indexed by the tables and primary-key values their filters name, so that a commit finds the
 /// listeners it may match without looking at the others.
@@ -9,9 +7,9 @@ import StoreSQLite
 /// index selects exactly what a scan of every listener would. A schema change goes to every listener, as
 /// ``ChangeFilter/apply(_:)`` lets it through whatever the filter.
 ///
-/// A value type: the center copies it under its lock (no element is copied until the next change to the
-/// index) and matches a commit against the copy off the lock, possibly later, on its dispatch queue.
-struct ListenerIndex {
+/// A value type: the registry copies it under its lock (no element is copied until the next change to the
+/// index), and the publisher matches a commit against the copy off the lock, possibly later, on its queue.
+package struct ListenerIndex {
     /// Every listener of the index.
     private(set) var all = ListenerSet()
     /// Listeners with no table condition: offered every commit.
@@ -27,13 +25,13 @@ struct ListenerIndex {
     }
 
     /// Whether the index holds no listener.
-    var isEmpty: Bool { all.isEmpty }
+    package var isEmpty: Bool { all.isEmpty }
 
     /// How many listeners are offered every commit whatever its tables (no table condition).
-    var unfilteredCount: Int { everyTable.count }
+    package var unfilteredCount: Int { everyTable.count }
 
     /// Adds `listener`, under each table and key of its filter. Costs in proportion to those.
-    mutating func insert(_ listener: Listener) {
+    package mutating func insert(_ listener: Listener) {
         all.insert(listener)
         guard let tableNames = listener.filter.tables else { return everyTable.insert(listener) }
         for table in tableNames {
@@ -46,7 +44,7 @@ struct ListenerIndex {
     }
 
     /// Removes `listener` from wherever ``insert(_:)`` put it.
-    mutating func remove(_ listener: Listener) {
+    package mutating func remove(_ listener: Listener) {
         guard all.remove(listener) else { return }
         guard let tableNames = listener.filter.tables else { return _ = everyTable.remove(listener) }
         for table in tableNames {
@@ -64,14 +62,14 @@ struct ListenerIndex {
 
     /// The listeners `commit` may match, each once; every listener when the commit could not be decoded
     /// (each then gets a gap).
-    func listeners(for commit: Result<Commit, any Error>) -> [Listener] {
+    package func listeners(for commit: Result<Commit, any Error>) -> [Listener] {
         guard case .success(let commit) = commit else { return all.listeners }
         return listeners(for: commit)
     }
 
     /// The listeners `commit` may match, each once: those without a table condition, those of each table
     /// it changes that want every row, and those of each changed row's key; every listener for a schema change.
-    func listeners(for commit: Commit) -> [Listener] {
+    package func listeners(for commit: Commit) -> [Listener] {
         if commit.schemaChanged || tables.isEmpty { return commit.schemaChanged ? all.listeners : everyTable.listeners }
         var parts: [[Listener]] = everyTable.isEmpty ? [] : [everyTable.listeners]
         var seenTables: Set<String> = []

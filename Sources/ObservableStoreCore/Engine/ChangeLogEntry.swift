@@ -1,0 +1,26 @@
+/// A commit as an engine's change log holds it: its sequence, and its changes decoded on demand (a commit
+/// nobody listens to is never decoded).
+///
+/// The SQLite engine's entries are rows of `_store_commits` with a binary payload (docs/OBSERVATION.md).
+package protocol ChangeLogEntry: Sendable {
+    /// The store-wide commit number: gap-free, in commit order.
+    var sequence: Int64 { get }
+    /// Whether the entry marks a foreign write (every listener gets `.externalChange`) rather than a
+    /// commit of this library's.
+    var isExternalChange: Bool { get }
+    /// The size of the encoded changes in bytes: small commits are decoded on the publishing thread.
+    var encodedSize: Int { get }
+    /// The commit, its changes decoded.
+    func decoded() throws -> Commit
+}
+
+/// Reads an engine's change log, on a connection (or snapshot) the engine chose: what a
+/// ``CommitPublisher`` catches up from.
+package protocol ChangeLogReading<Entry> {
+    /// The engine's log entry.
+    associatedtype Entry: ChangeLogEntry
+    /// The entries after `sequence` (through `last`, when given), oldest first, at most `limit`.
+    func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [Entry]
+    /// The last sequence the log assigned (0 before the first commit).
+    func lastSequence() throws -> Int64
+}

@@ -1,0 +1,38 @@
+/// What a storage engine provides to the core, for the parts of observation that read the store:
+/// bind-and-fire (a value, then its changes) and durable listeners (a cursor in the store).
+///
+/// An engine (the SQLite one is `Store`, in the `ObservableStore` module) keeps a change log: every commit
+/// gets the next sequence number, gap-free, in commit order, and its changes are read back as
+/// ``ChangeLogEntry`` values. It also drives delivery, the other half of the contract:
+///
+/// - it creates one ``ListenerRegistry`` (with a ``DeliveryContext`` that knows when its threads must not
+///   wait for handlers) and one ``CommitPublisher`` per store;
+/// - after each of its own commits it calls ``CommitPublisher/publishOwn(_:log:)``, and when it learns that the
+///   log moved (another process committed) it calls ``CommitPublisher/publishFromLog(_:newest:)``; the
+///   publisher reads what it has not published through a ``ChangeLogReading``;
+/// - durable listeners (``DurableListener``) are woken by an ordinary listener and read the log themselves,
+///   through this protocol.
+///
+/// docs/ARCHITECTURE.md has the layer map and the path of a commit through these types. A PostgreSQL engine
+/// implements the same protocol over its own change table and `LISTEN`/`NOTIFY`.
+package protocol StoreEngine: AnyObject, Sendable {
+    /// The engine's change-log entry.
+    associatedtype Entry: ChangeLogEntry
+    /// What a snapshot read hands its body (the SQLite engine's `Transaction`).
+    associatedtype Snapshot
+
+    /// Runs `body` on one consistent snapshot; returns its value and the last commit sequence the snapshot
+    /// reflects (every commit up to it is visible, none after it).
+    func readSnapshot<T>(_ body: (Snapshot) throws -> T) throws -> (value: T, sequence: Int64)
+
+    /// One page of the change log after `sequence` (at most `limit` entries, oldest first) and the last
+    /// sequence assigned, read in one snapshot. Entries no longer kept (pruned) are simply absent.
+    func readLog(after sequence: Int64, limit: Int) throws -> (entries: [Entry], last: Int64)
+
+    /// Moves durable listener `name`'s stored cursor forward to `sequence` (never back), in a write of its own.
+    func advanceCursor(of name: String, to sequence: Int64) throws
+
+    /// Whether durable listener `name`'s stored cursor is at or past `sequence` (the handler acknowledged
+    /// inside its own write).
+    func cursor(of name: String, isAtLeast sequence: Int64) throws -> Bool
+}

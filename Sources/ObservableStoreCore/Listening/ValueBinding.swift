@@ -1,0 +1,53 @@
+/// Bind-and-fire: a value read at once, then kept current by a listener.
+///
+/// The listener is registered *held* before the first read, so no commit can fall between the read and
+/// the listener: commits up to the sequence that read reflects are dropped, the rest are delivered. Each
+/// commit either updates the value from its changes (``Step/deliver(_:)``), is not about it
+/// (``Step/skip``), or makes the value read again (``Step/refetch``); gaps and external changes always
+/// read again.
+package enum ValueBinding {
+    /// What a commit does to the bound value.
+    package enum Step<Value> {
+        /// Nothing: the commit does not change the value.
+        case skip
+        /// The commit's changes give the new value.
+        case deliver(Value)
+        /// Read the value again.
+        case refetch
+    }
+
+    /// Binds listener `name` of `registry` to the value `fetch` reads from `engine`'s snapshots: calls
+    /// `deliver` with it now, then as `apply` says after each commit matching `filter`.
+    package static func bind<Engine: StoreEngine, Value: Sendable>(
+        _ name: String, filter: ChangeFilter, options: ListenerOptions, engine: Engine, registry: ListenerRegistry,
+        fetch: @escaping @Sendable (Engine.Snapshot) throws -> Value,
+        apply: @escaping @Sendable (Commit) throws -> Step<Value>,
+        deliver: @escaping @Sendable (Value) -> Void
+    ) throws -> ListenerToken {
+        let weakEngine = WeakReference(engine)
+        let reflected = LockedValue<Int64>(0)
+        let listener = registry.makeListener(name, filter: filter, options: options, held: true) { event in
+            guard let engine = weakEngine.object else { return false }
+            var step = Step<Value>.refetch
+            if case .commit(let commit) = event {
+                guard commit.sequence > reflected.value else { return true }
+                step = try apply(commit)
+                if case .deliver = step { reflected.value = commit.sequence }
+            }
+            switch step {
+            case .skip: break
+            case .deliver(let value): deliver(value)
+            case .refetch:
+                let (value, sequence) = try engine.readSnapshot(fetch)
+                reflected.value = sequence
+                deliver(value)
+            }
+            return true
+        }
+        let token = registry.register(listener)
+        let (value, sequence) = try engine.readSnapshot(fetch)
+        reflected.value = sequence
+        listener.release(after: sequence) { deliver(value) }
+        return token
+    }
+}
