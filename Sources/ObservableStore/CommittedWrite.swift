@@ -3,7 +3,7 @@ import ObservableStoreCore
 public struct CommittedWrite<Value> {
     /// What the write's closure returned.
     public let value: Value
-    /// The sequence number of the commit the write made (``Commit/sequence``), as listeners will see it;
+    /// The sequence number of the commit the write made (``/ObservableStoreCore/Commit/sequence``), as listeners will see it;
     /// nil when the write changed no row and no schema (no commit was logged, no event follows), or the
     /// store does not track changes.
     public let sequence: Int64?

@@ -10,12 +10,12 @@ extension Store {
     /// connections; it leaves in the WAL what a reader of an older snapshot may still need (``CheckpointResult/isComplete``
     /// is then false). The other modes wait, up to ``StoreConfiguration/busyTimeout``, for other processes'
     /// writers and for readers of older snapshots (this store's own included: do not call it inside a `read`
-    /// that has read something). When they cannot finish in that time they throw ``StoreError/Code/busy``,
+    /// that has read something). When they cannot finish in that time they throw ``/ObservableStoreCore/StoreError/Code/busy``,
     /// naming the frames copied so far (those stay copied). Any mode, `passive` included, also throws
-    /// ``StoreError/Code/busy`` when another connection is checkpointing the same file at that moment.
+    /// ``/ObservableStoreCore/StoreError/Code/busy`` when another connection is checkpointing the same file at that moment.
     ///
     /// An in-memory store has no WAL: the result is zero frames. A closed store throws
-    /// ``StoreError/Code/transactionMisuse``, and so does a call inside a `write` closure.
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``, and so does a call inside a `write` closure.
     ///
     /// For example:
     ///

@@ -43,7 +43,7 @@ extension Store {
     /// Copies the store to a new file at `destination` with SQLite's online backup API, while other
     /// writers go on, then runs `PRAGMA quick_check` on the copy.
     ///
-    /// Refuses (``StoreError/Code/invalidInput``) when `destination` exists.
+    /// Refuses (``/ObservableStoreCore/StoreError/Code/invalidInput``) when `destination` exists.
     public func backup(to destination: String) throws {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StoreError(.invalidInput, "\(destination) exists; choose another path")

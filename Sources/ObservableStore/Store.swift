@@ -48,8 +48,8 @@ public final class Store: Sendable {
     /// Opens (or creates) the store at `path` and applies migrations as
     /// ``StoreConfiguration/migrationPolicy`` says.
     ///
-    /// Throws ``StoreError/Code/schemaTooNew`` for a database migrated by newer code and
-    /// ``StoreError/Code/migrationConflict`` when its history disagrees with the known migrations;
+    /// Throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew`` for a database migrated by newer code and
+    /// ``/ObservableStoreCore/StoreError/Code/migrationConflict`` when its history disagrees with the known migrations;
     /// in both cases nothing is changed. Pass ":memory:" for a private in-memory store.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         try Store.checkCompileOptions(Store.requiredCompileOptions)
@@ -138,7 +138,7 @@ public final class Store: Sendable {
     }
 
     /// Closes every connection and ends every change sequence. Later calls throw
-    /// ``StoreError/Code/transactionMisuse``, and so do reads waiting for a reader connection, at once.
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``, and so do reads waiting for a reader connection, at once.
     /// A read already running keeps its connection until it ends.
     public func close() {
         feed?.stop()
@@ -165,8 +165,8 @@ public final class Store: Sendable {
     ///
     /// Writes are serialized: a call waits for the write in progress, and for the writes already waiting
     /// (they go in turn). Calling `write` from inside a `write` closure throws
-    /// ``StoreError/Code/transactionMisuse``: use the `Transaction` (or a savepoint) instead. Waiting longer
-    /// than the busy timeout for another process's write throws ``StoreError/Code/busy``.
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``: use the `Transaction` (or a savepoint) instead. Waiting longer
+    /// than the busy timeout for another process's write throws ``/ObservableStoreCore/StoreError/Code/busy``.
     @discardableResult
     public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
         guard !registry.context.isPublishingOnCurrentThread else {
@@ -176,7 +176,7 @@ public final class Store: Sendable {
     }
 
     /// Like ``write(origin:_:)-8xja0``, and also returns the sequence number of the commit the write made, to
-    /// match it with the event listeners receive for it (``Commit/sequence``). Reading
+    /// match it with the event listeners receive for it (``/ObservableStoreCore/Commit/sequence``). Reading
     /// ``lastSequence()`` afterwards would race with other writers.
     ///
     /// The sequence is nil when the write changed no row and no schema (nothing was committed to the

@@ -31,8 +31,8 @@ public struct StoreConfiguration: Sendable {
         case validateOnly
         /// Open only a store that is exactly at the latest known version of every set; apply nothing.
         /// Otherwise opening throws what ``MigrationStatus/requireCurrent()`` throws:
-        /// ``StoreError/Code/schemaTooNew``, ``StoreError/Code/migrationConflict``, or
-        /// ``StoreError/Code/migrationNeeded`` naming the pending files (a new, empty file has them all pending).
+        /// ``/ObservableStoreCore/StoreError/Code/schemaTooNew``, ``/ObservableStoreCore/StoreError/Code/migrationConflict``, or
+        /// ``/ObservableStoreCore/StoreError/Code/migrationNeeded`` naming the pending files (a new, empty file has them all pending).
         /// For tools that must not change a store's schema, such as storectl's data commands.
         case requireCurrent
         /// Neither validate nor apply: for tools that inspect any store, whatever its schema.
@@ -41,7 +41,7 @@ public struct StoreConfiguration: Sendable {
 
     /// `PRAGMA synchronous`; `.normal` by default.
     public var synchronous: Synchronous = .normal
-    /// How long a connection waits for a lock before failing with ``StoreError/Code/busy``. 5 s by default.
+    /// How long a connection waits for a lock before failing with ``/ObservableStoreCore/StoreError/Code/busy``. 5 s by default.
     public var busyTimeout: Duration = .seconds(5)
     /// The most reader connections kept open at once (reads do not wait for the writer; one more waits for a
     /// free reader). 4 by default; 0 reads on the writer connection.
@@ -59,7 +59,7 @@ public struct StoreConfiguration: Sendable {
     /// backup succeeds, the older backups of this database are removed, newest kept by the version in their
     /// names (see ``MigrationBackup``). 3 by default: the last three upgrades can be undone, at the cost of
     /// three copies of the file. 0 removes each backup once its run has succeeded (a failed run keeps it);
-    /// nil never removes any. A negative number makes opening throw ``StoreError/Code/invalidInput``.
+    /// nil never removes any. A negative number makes opening throw ``/ObservableStoreCore/StoreError/Code/invalidInput``.
     public var keptMigrationBackups: Int? = 3
     /// How long to wait for another process that is migrating the same file. 30 s by default.
     public var migrationLockTimeout: Duration = .seconds(30)
@@ -69,7 +69,7 @@ public struct StoreConfiguration: Sendable {
     /// True by default. False makes bulk writes cheaper but the store then emits no events at all
     /// (listeners receive nothing, `storectl watch` sees nothing from this process).
     public var tracksChanges = true
-    /// How much of the change log to keep; see ``RetentionPolicy``.
+    /// How much of the change log to keep; see ``/ObservableStoreCore/RetentionPolicy``.
     public var retention = RetentionPolicy()
     /// How often the store checks the file for other processes' commits when nothing woke it earlier.
     /// On Linux, writes to the database's directory wake it at once (inotify), so this is only a fallback;
@@ -89,7 +89,7 @@ public struct StoreConfiguration: Sendable {
     public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Told about every error a listener's handler throws, with the listener's name (nil by default).
     /// The error is also logged at warning level through ``logger``. Also told (and logged at error level)
-    /// when a typed listener gets a row that does not decode (``RecordEvent/decodingFailed(_:)``) or is
+    /// when a typed listener gets a row that does not decode (``/ObservableStoreCore/RecordEvent/decodingFailed(_:)``) or is
     /// refused a filter that leaves its record's table out; see ``Store/listen(_:to:filter:options:handler:)``.
     ///
     /// A listener that throws loses only that event; a durable listener keeps the commit unacknowledged and

@@ -13,7 +13,7 @@ extension StoreError {
     }
 
     /// The history conflicts with the known file of `entry` (state ``MigrationStatus/State/changed`` or
-    /// ``MigrationStatus/State/outOfOrder``): a ``StoreError/Code/migrationConflict`` naming the file and,
+    /// ``MigrationStatus/State/outOfOrder``): a ``/ObservableStoreCore/StoreError/Code/migrationConflict`` naming the file and,
     /// for a changed one, both checksums and the `storectl migrate repair` command that accepts the edit.
     public static func migrationConflict(_ entry: MigrationStatus.Entry) -> StoreError {
         let file = entry.fileName

@@ -205,7 +205,7 @@ public final class Transaction {
         return results
     }
 
-    /// Decodes the current row: with ``RowDecodable`` when `T` conforms, else with `Decodable`.
+    /// Decodes the current row: with ``/ObservableStoreCore/RowDecodable`` when `T` conforms, else with `Decodable`.
     static func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
         do {
             if let readable = T.self as? any RowDecodable.Type {
@@ -217,7 +217,7 @@ public final class Transaction {
         }
     }
 
-    /// Every row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T` (the caller's cast opened it).
+    /// Every row through `Fast`'s ``/ObservableStoreCore/RowDecodable`` initializer; `Fast` is `T` (the caller's cast opened it).
     private func decodeAllFast<T, Fast: RowDecodable>(
         _ type: T.Type, as fast: Fast.Type, from statement: Statement, table: String?
     ) throws -> [T] {
@@ -234,7 +234,7 @@ public final class Transaction {
         return unsafeBitCast(results, to: [T].self)
     }
 
-    /// One row through `Fast`'s ``RowDecodable`` initializer; `Fast` is `T`.
+    /// One row through `Fast`'s ``/ObservableStoreCore/RowDecodable`` initializer; `Fast` is `T`.
     private static func decodeFast<T, Fast: RowDecodable>(_ type: T.Type, as fast: Fast.Type, from statement: Statement) throws -> T {
         let value = try Fast(row: RowReader(columns: statement))
         return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }

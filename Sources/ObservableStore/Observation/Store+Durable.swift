@@ -8,10 +8,10 @@ extension Store {
     /// — commits of every process, in sequence order.
     ///
     /// A commit is acknowledged when the handler returns (at-least-once: a crash in the handler
-    /// redelivers it), or inside the handler's own write with ``DurableCommit/acknowledge(in:)``
+    /// redelivers it), or inside the handler's own write with ``ObservableStoreCore/DurableCommit/acknowledge(in:)``
     /// (exactly-once effects). A handler that throws leaves the commit unacknowledged; it is delivered
     /// again at the next commit or restart. If the change log no longer holds commits after the cursor
-    /// (retention), the listener gets ``DurableEvent/cursorExpired(missed:)`` and must resync.
+    /// (retention), the listener gets ``/ObservableStoreCore/DurableEvent/cursorExpired(missed:)`` and must resync.
     ///
     /// The same name again replaces the listener in this process, as for ``listen(_:filter:options:handler:)``.
     ///
@@ -66,7 +66,7 @@ extension Store {
     }
 
     /// Moves durable listener `name`'s cursor to `sequence` (back to replay, forward to skip).
-    /// Throws ``StoreError/Code/notFound`` when there is no such listener. Takes effect at its next registration.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when there is no such listener. Takes effect at its next registration.
     public func resetDurableListener(_ name: String, to sequence: Int64) throws {
         try write { tx in
             let changed = try tx.execute(

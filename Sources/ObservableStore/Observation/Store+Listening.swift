@@ -11,7 +11,7 @@ extension Store {
     /// cancelled or released, ``removeListener(_:)`` is called, or the name is registered again.
     /// A handler that throws loses only that event: the error is logged at warning level and handed to
     /// ``StoreConfiguration/listenerErrorHandler``. A slow handler delays no one:
-    /// past ``ListenerOptions/bufferSize`` waiting commits it receives one `.gap` event instead.
+    /// past ``/ObservableStoreCore/ListenerOptions/bufferSize`` waiting commits it receives one `.gap` event instead.
     ///
     /// For example:
     ///
@@ -33,14 +33,14 @@ extension Store {
 
     /// Registers a typed listener for the records of `R`'s table; see ``listen(_:filter:options:handler:)``.
     ///
-    /// `filter` is combined with `R`'s table: with no ``ChangeFilter/tables`` (or with tables that include
+    /// `filter` is combined with `R`'s table: with no ``/ObservableStoreCore/ChangeFilter/tables`` (or with tables that include
     /// `R`'s) the listener receives the changes to `R`'s table that match the rest of `filter`. A filter
     /// whose tables leave `R`'s table out is refused: nothing is registered (a listener already registered
-    /// under `name` is left alone), the returned token is already cancelled (``ListenerToken/isCancelled``),
-    /// and a ``StoreError/Code/invalidInput`` error naming both is logged at error level and handed to
+    /// under `name` is left alone), the returned token is already cancelled (``/ObservableStoreCore/ListenerToken/isCancelled``),
+    /// and a ``/ObservableStoreCore/StoreError/Code/invalidInput`` error naming both is logged at error level and handed to
     /// ``StoreConfiguration/listenerErrorHandler``.
     ///
-    /// A changed row that does not decode as `R` reaches the handler as ``RecordEvent/decodingFailed(_:)``,
+    /// A changed row that does not decode as `R` reaches the handler as ``/ObservableStoreCore/RecordEvent/decodingFailed(_:)``,
     /// whose error names the table, the column and the commit's sequence; that error is also logged at
     /// error level and handed to ``StoreConfiguration/listenerErrorHandler``.
     ///
@@ -82,7 +82,7 @@ extension Store {
     ///
     /// The owner, not the token, controls the lifetime: the returned token may be discarded, and releasing
     /// it does not remove the listener. Use it (or ``removeListener(_:)``) to remove the listener early;
-    /// ``ListenerToken/isCancelled`` tells whether it is gone.
+    /// ``/ObservableStoreCore/ListenerToken/isCancelled`` tells whether it is gone.
     ///
     /// For example:
     ///
@@ -114,7 +114,7 @@ extension Store {
     /// name and are not listed.
     public var listenerNames: [String] { registry.names }
 
-    /// The commits matching `filter`, as an `AsyncSequence`. See ``StoreEvents``.
+    /// The commits matching `filter`, as an `AsyncSequence`. See ``/ObservableStoreCore/StoreEvents``.
     ///
     /// The stream is registered from this call on (no commit after it is missed), without a name: it is
     /// not in ``listenerNames`` and cannot be replaced or removed by name. It is removed when its

@@ -5,7 +5,7 @@ import StoreSQLite
 extension Store {
     /// Prunes the change log as ``StoreConfiguration/retention`` says, now; returns how many commit
     /// records were deleted. The store also does this by itself every
-    /// ``RetentionPolicy/pruneInterval`` commits.
+    /// ``/ObservableStoreCore/RetentionPolicy/pruneInterval`` commits.
     @discardableResult
     public func pruneChangeLog() throws -> Int {
         try write { tx in try Store.prune(tx, policy: configuration.retention) }

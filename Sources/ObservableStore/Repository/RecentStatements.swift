@@ -2,14 +2,14 @@ import ObservableStoreCore
 /// The insert and update statements a writer used recently, with what a record's values bind to: the next
 /// insert or update of the same record type (and, for updates, the same columns) binds its values straight
 /// into the statement (`Transaction.insert`, `Transaction.update`) without building a row of values, asking
-/// the shared ``StatementTextCache`` (a lock and a hash) or the type's conformance to ``RowEncodable``
+/// the shared ``StatementTextCache`` (a lock and a hash) or the type's conformance to ``/ObservableStoreCore/RowEncodable``
 /// again. One per writer; used only inside writes, not thread-safe.
 final class RecentStatements {
-    /// A statement a ``RowEncodable`` record's values bind straight into.
+    /// A statement a ``/ObservableStoreCore/RowEncodable`` record's values bind straight into.
     struct Entry {
         /// The record type.
         let type: ObjectIdentifier
-        /// The record type, as the ``RowEncodable`` it is.
+        /// The record type, as the ``/ObservableStoreCore/RowEncodable`` it is.
         let encodable: any RowEncodable.Type
         /// The columns the record writes, in its order.
         let columns: [String]

@@ -36,7 +36,7 @@ public struct Repository<R: Record>: Sendable {
     @discardableResult
     public func upsert(_ record: R) throws -> R { try store.write(origin: origin) { try $0.upsert(record) } }
 
-    /// Updates the row of `record`'s key; throws ``StoreError/Code/notFound`` if there is none.
+    /// Updates the row of `record`'s key; throws ``/ObservableStoreCore/StoreError/Code/notFound`` if there is none.
     public func update(_ record: R) throws { try store.write(origin: origin) { try $0.update(record) } }
 
     /// Writes only `columns` of `record` to its row. See ``Transaction/update(_:columns:)``.

@@ -4,7 +4,7 @@ import StoreSQLite
 extension Transaction {
     /// Inserts `record` and returns it as stored: `didInsert(rowID:)` has set an auto-assigned key.
     ///
-    /// A constraint violation throws ``StoreError/Code/constraint`` and writes nothing.
+    /// A constraint violation throws ``/ObservableStoreCore/StoreError/Code/constraint`` and writes nothing.
     @discardableResult
     public func insert<R: Record>(_ record: R) throws -> R {
         var record = record
@@ -22,7 +22,7 @@ extension Transaction {
         return record
     }
 
-    /// Inserts a ``RowEncodable`` record by binding its values straight into the insert statement of its
+    /// Inserts a ``/ObservableStoreCore/RowEncodable`` record by binding its values straight into the insert statement of its
     /// type's last insert: no row of values in between (its arrays cost ~7% of a bulk insert). Returns
     /// false, having inserted nothing, when the type is not `RowEncodable`, has not inserted yet, or the
     /// record writes other columns than that statement's (the caller inserts it the general way then).
@@ -33,7 +33,7 @@ extension Transaction {
         return inserted
     }
 
-    /// The insert statement of `R`'s last insert, when `R` is ``RowEncodable``: the writer's
+    /// The insert statement of `R`'s last insert, when `R` is ``/ObservableStoreCore/RowEncodable``: the writer's
     /// ``RecentStatements``, else the shared ``StatementTextCache``'s entry (then kept as the writer's) if it
     /// prepares here: another store of the process may have made it for a table with other columns.
     private func lastInsertStatement<R: Record>(of type: R.Type) -> RecentStatements.Entry? {
@@ -91,7 +91,7 @@ extension Transaction {
 
     /// Writes every column of `record` to the row with its primary key.
     ///
-    /// Throws ``StoreError/Code/notFound`` when no such row exists.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R) throws {
         if try updateBindingDirectly(record, columns: nil) { return }
         try update(try encoded(record), kind: .update, R.self)
@@ -107,8 +107,8 @@ extension Transaction {
     /// try tx.update(node, columns: ["x"])
     /// ```
     ///
-    /// Throws ``StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column
-    /// the record does not write, and ``StoreError/Code/notFound`` when no such row exists.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column
+    /// the record does not write, and ``/ObservableStoreCore/StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R, columns: [String]) throws {
         if try updateBindingDirectly(record, columns: columns) { return }
         guard !columns.isEmpty else {
@@ -149,7 +149,7 @@ extension Transaction {
         return "UPDATE \(quoted(R.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(R.primaryKey)) = ?"
     }
 
-    /// Updates a ``RowEncodable`` record by binding its values straight into the statement an earlier update
+    /// Updates a ``/ObservableStoreCore/RowEncodable`` record by binding its values straight into the statement an earlier update
     /// of its type and `columns` (nil: all) used: no row of values in between. Returns false, having
     /// updated nothing, when no such statement is kept or the record writes other columns than it did or no
     /// key (the caller updates it the general way then, with its checks: they passed for the kept one).
@@ -169,7 +169,7 @@ extension Transaction {
     }
 
     /// After a general update of `record` wrote `columns` (nil: all), keeps its statement for the next update
-    /// of the same type and columns to bind straight into, when the type is ``RowEncodable``.
+    /// of the same type and columns to bind straight into, when the type is ``/ObservableStoreCore/RowEncodable``.
     private func keepUpdateStatement<R: Record>(of record: R, columns: [String]?) {
         guard let recent = recentStatements, let encodable = R.self as? any RowEncodable.Type,
             let written = try? encoded(record).columns,

@@ -33,7 +33,7 @@ public struct Migration: Sendable, Equatable {
 
     /// Makes a migration from a file name `NNNN_snake_case_name[.sql]` and its text.
     ///
-    /// Throws ``StoreError/Code/invalidInput`` naming the file when the name does not have that form.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/invalidInput`` naming the file when the name does not have that form.
     public init(fileName: String, sql: String) throws {
         var stem = Substring(fileName)
         if stem.hasSuffix(".sql") { stem = stem.dropLast(4) }

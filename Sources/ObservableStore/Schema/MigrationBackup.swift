@@ -109,7 +109,7 @@ public struct MigrationBackup: Sendable, Hashable {
         return backups.filter { !kept.contains($0) }
     }
 
-    /// Throws ``StoreError/Code/invalidInput`` for a negative number of backups to keep.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a negative number of backups to keep.
     static func checkKeepCount(_ count: Int) throws {
         guard count >= 0 else {
             throw StoreError(.invalidInput, "the number of migration backups to keep must be 0 or more, not \(count)")

@@ -15,7 +15,7 @@ final class MigrationLock {
     let path: String
     private let descriptor: Int32
 
-    /// Takes the lock, polling until `timeout`; throws ``StoreError/Code/busy`` naming the holder.
+    /// Takes the lock, polling until `timeout`; throws ``/ObservableStoreCore/StoreError/Code/busy`` naming the holder.
     init(databasePath: String, timeout: Duration) throws {
         path = databasePath + "-migrate.lock"
         // Assigned only once the lock is held: if acquiring throws, `init` has not finished and `deinit` (which

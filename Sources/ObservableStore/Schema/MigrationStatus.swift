@@ -49,9 +49,9 @@ public struct MigrationStatus: Sendable {
     /// ``StoreConfiguration/MigrationPolicy/requireCurrent``, for tools that opened a store with
     /// ``StoreConfiguration/MigrationPolicy/none`` and want the same answer.
     ///
-    /// In this order: a version applied by newer code throws ``StoreError/Code/schemaTooNew``; a changed
-    /// or out-of-order file throws ``StoreError/Code/migrationConflict`` (see
-    /// ``StoreError/migrationConflict(_:)``); a pending file throws ``StoreError/Code/migrationNeeded``,
+    /// In this order: a version applied by newer code throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew``; a changed
+    /// or out-of-order file throws ``/ObservableStoreCore/StoreError/Code/migrationConflict`` (see
+    /// ``ObservableStoreCore/StoreError/migrationConflict(_:)``); a pending file throws ``/ObservableStoreCore/StoreError/Code/migrationNeeded``,
     /// naming the pending files.
     public func requireCurrent() throws {
         if let newest = unknown.last {

@@ -20,8 +20,8 @@ extension Store {
     /// file is touched.
     ///
     /// Takes the migration lock (`<db>-migrate.lock`) first, so it never removes the backup of a run in
-    /// progress; waits for it up to `lockTimeout`, then throws ``StoreError/Code/busy``. A negative
-    /// `count` throws ``StoreError/Code/invalidInput`` and removes nothing.
+    /// progress; waits for it up to `lockTimeout`, then throws ``/ObservableStoreCore/StoreError/Code/busy``. A negative
+    /// `count` throws ``/ObservableStoreCore/StoreError/Code/invalidInput`` and removes nothing.
     ///
     /// For example:
     ///

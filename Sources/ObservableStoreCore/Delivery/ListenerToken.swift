@@ -1,6 +1,6 @@
 /// Owns a listener's lifetime: `cancel()` it, or let it go, and delivery stops.
 ///
-/// The exception is the token of ``Store/listen(_:owner:filter:options:handler:)``: there the owner
+/// The exception is the token of `Store.listen(_:owner:filter:options:handler:)`: there the owner
 /// controls the lifetime, and releasing the token leaves the listener alone; `cancel()` still removes it.
 ///
 /// For example:

@@ -60,7 +60,7 @@ public struct Commit: Sendable, Equatable {
     /// Whether this log entry stands for a write made by a program that does not log its changes (the
     /// `sqlite3` shell, another library): no changes are known. Listeners receive it as
     /// ``StoreEvent/externalChange``; it shows as a commit only where the log is read directly
-    /// (``Store/commits(after:limit:)``).
+    /// (`Store.commits(after:limit:)`).
     public let isExternalChange: Bool
 
     /// Makes a commit.
