@@ -12,7 +12,7 @@ import StoreSQLite
 /// A thread waits for the database directory to change (inotify on Linux: the writer's WAL appends
 /// wake it at once) or for the poll interval to pass, then checks `PRAGMA data_version` on its own
 /// read-only connection, which holds no open statement between checks. When the version moved:
-/// - new log rows → the ``ObservationCenter`` publishes them, merged in sequence order with this
+/// - new log rows → the store's `CommitPublisher` publishes them, merged in sequence order with this
 ///   process's own commits;
 /// - no new log row, and the bookkeeping counter did not move either → a foreign writer changed the
 ///   file: the store logs it as an external-change marker (``Store/logForeignWrite(seenAt:)``), which

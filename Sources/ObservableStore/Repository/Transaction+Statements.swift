@@ -1,22 +1,7 @@
-import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-extension Store {
-    /// The commits in the change log after `sequence`, oldest first (at most `limit`), decoded.
-    ///
-    /// The log keeps what ``StoreConfiguration/retention`` says; a first sequence above `sequence + 1`
-    /// means the commits in between were pruned.
-    public func commits(after sequence: Int64, limit: Int = 512) throws -> [Commit] {
-        try read { tx in try ChangeLog.read(after: sequence, limit: limit, on: tx.connection) }.map { try $0.decoded() }
-    }
-
-    /// The last commit sequence assigned in this store (0 before the first commit).
-    public func lastSequence() throws -> Int64 {
-        try read { try ChangeLog.lastSequence($0) }
-    }
-}
-
+// Statements a caller brings as text (storectl's `query` and `--where`): inspected, and run with named arguments.
 extension Transaction {
     /// Whether `sql` is one statement that leaves the database unchanged (`sqlite3_stmt_readonly`).
     /// Throws for invalid SQL or for more than one statement.
@@ -56,7 +41,7 @@ extension Transaction {
                     throw StoreError(.invalidInput, "positional parameter ?\(index + 1) needs a name (:name)")
                 }
                 guard let value = arguments[String(name.dropFirst())] else {
-                    throw StoreError(.invalidInput, "no value for parameter \(name) (pass --param \(name.dropFirst())=VALUE)")
+                    throw StoreError(.invalidInput, "no value for parameter \(name)")
                 }
                 try statement.bind(value.databaseValue, at: index + 1)
             }
