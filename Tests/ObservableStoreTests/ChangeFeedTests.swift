@@ -66,7 +66,7 @@ import Testing
             ).wait()
             #expect(shell.status == 0, "\(shell.stderr)")
             #expect(recorder.wait(for: 1))
-            #expect(recorder.all == [.externalChange])
+            #expect(recorder.all == [.resync(.externalChange)])
             // The row is there; the log holds a marker for it, with no changes (which rows changed is unknown).
             #expect(try store.repository(NodeVO.self).count() == 1)
             let logged = try store.commits(after: 0)
@@ -143,7 +143,7 @@ import Testing
             other.close()
             store.publisher.publishFromLog(ChangeLogReader(connection: try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 1000)))
             try waitUntil { recorder.all.count >= 6 }
-            #expect(recorder.all.first == .gap(missed: 1...15))
+            #expect(recorder.all.first == .resync(.missedCommits(1...15)))
             #expect(recorder.commits.map(\.sequence) == Array(16...20))
             withExtendedLifetime(token) {}
         }

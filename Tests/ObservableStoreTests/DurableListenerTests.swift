@@ -139,7 +139,7 @@ import Testing
             let received = Received()
             token = try store.listenDurably("sleeper") { received.append($0) }
             try waitUntil { received.all.count == 11 }
-            guard case .cursorExpired(let missed) = received.all.first else {
+            guard case .resync(.cursorExpired(let missed)) = received.all.first else {
                 Issue.record("expected cursorExpired first, got \(received.all)")
                 return
             }

@@ -82,7 +82,7 @@ import Testing
             #expect(recorder.wait(for: writes + 1))
             usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
             let events = recorder.all
-            #expect(events.filter { $0 == .externalChange }.count == 1)
+            #expect(events.filter { $0 == .resync(.externalChange) }.count == 1)
             let marker = try onlyMarker(in: store)
             #expect(order(of: events, externalAt: marker) == Array(1...Int64(writes + 1)))
             #expect(try store.read { try $0.fetchValue("SELECT name FROM user_info WHERE id = 'shell'") } == .text("from the shell"))
@@ -103,7 +103,7 @@ import Testing
             #expect(recorder.wait(for: 201))
             usleep(300_000)  // lets time pass (longer than the feed's confirmation window): nothing more may come
             let events = recorder.all
-            #expect(events.filter { $0 == .externalChange }.count == 1)
+            #expect(events.filter { $0 == .resync(.externalChange) }.count == 1)
             let marker = try onlyMarker(in: store)
             #expect(order(of: events, externalAt: marker) == Array(1...201))
             withExtendedLifetime(token) {}
@@ -118,7 +118,7 @@ import Testing
             #expect(shell.status == 0, "\(shell.stdout)")
             #expect(recorder.wait(for: 1))
             // Any filter gets it: which tables changed is unknown.
-            #expect(recorder.all == [.externalChange])
+            #expect(recorder.all == [.resync(.externalChange)])
             #expect(try onlyMarker(in: store) == 1)
             // Library writes afterwards are commits again, after the marker.
             let written = try store.writeReturningCommit { try $0.insert(NodeVO(name: "library", x: 0, y: 0)) }
@@ -176,8 +176,8 @@ import Testing
         events.map { event in
             switch event {
             case .commit(let delivery): delivery.commit.sequence
-            case .externalChange: marker
-            case .cursorExpired(let missed): -missed.upperBound
+            case .resync(.externalChange): marker
+            case .resync(let reason): -(reason.missed?.upperBound ?? 0)
             }
         }
     }
@@ -208,7 +208,7 @@ import Testing
             #expect(commits.first?.origin == "migration:extra/0001_nicknames")
             #expect(commits.first?.changes.isEmpty == true)
             #expect(commits.last?.changes.map(\.table) == ["nodes"])
-            #expect(!recorder.all.contains(.externalChange))
+            #expect(!recorder.all.contains(.resync(.externalChange)))
             withExtendedLifetime((bound, token)) {}
         }
     }
@@ -241,7 +241,7 @@ import Testing
             try other.repository(NodeVO.self).insert(NodeVO(name: "other-last", x: 0, y: 0))
             #expect(recorder.wait(for: 22))
             usleep(300_000)  // lets time pass: nothing more may come
-            #expect(!recorder.all.contains(.externalChange))
+            #expect(!recorder.all.contains(.resync(.externalChange)))
             #expect(recorder.all.map(\.sequence) == (1...22).map { Optional($0) })
             #expect(try store.commits(after: 0, limit: 100).filter(\.isExternalChange).isEmpty)
         }

@@ -258,7 +258,7 @@ import Testing
             let events = recorder.all
             #expect(events.count == 6)
             #expect(events.prefix(5).map(\.sequence) == [1, 2, 3, 4, 5])
-            #expect(events.last == .gap(missed: 6...21))
+            #expect(events.last == .resync(.missedCommits(6...21)))
             // After the gap, delivery resumes normally.
             try insertNode(store)
             #expect(recorder.wait(for: 7))

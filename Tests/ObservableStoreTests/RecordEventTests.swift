@@ -83,7 +83,7 @@ import Testing
             #expect(events.all.count == 4)
             let failures = events.all.compactMap { event -> StoreError? in
                 if case .decodingFailed(let error) = event { return error }
-                if case .gap = event { Issue.record("a decoding failure delivered as a gap") }
+                if case .resync = event { Issue.record("a decoding failure delivered as a resync") }
                 return nil
             }
             try #require(failures.count == 2)

@@ -16,7 +16,7 @@ import StoreSQLite
 ///   process's own commits;
 /// - no new log row, and the bookkeeping counter did not move either → a foreign writer changed the
 ///   file: the store logs it as an external-change marker (``Store/logForeignWrite(seenAt:)``), which
-///   every listener receives as `.externalChange`.
+///   every listener receives as `.resync(.externalChange)`.
 ///
 /// `@unchecked Sendable`: `connection` and the `last…` fields are used only on the feed thread;
 /// `stopRequested` is guarded by `lock`, and the wake-up pipe is written from any thread.
@@ -48,7 +48,7 @@ final class ChangeFeed: @unchecked Sendable {
     private var lastPosition: LogPosition
     /// Called on the feed thread when the file changed while the log stood still at the position given: a
     /// foreign write. The store logs it (so that every process and durable listener sees it in order) and
-    /// publishes it. Without it, this process's listeners get `.externalChange` directly. Set before ``start()``.
+    /// publishes it. Without it, this process's listeners get `.resync(.externalChange)` directly. Set before ``start()``.
     var onForeignWrite: (@Sendable (LogPosition) -> Void)?
     /// Called on the feed thread once this process has stopped writing, after each burst of its writes: the
     /// store asks its writer whether a foreign write came after its last commit. Set before ``start()``.

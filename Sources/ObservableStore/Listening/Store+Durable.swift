@@ -11,7 +11,7 @@ extension Store {
     /// redelivers it), or inside the handler's own write with ``ObservableStoreCore/DurableCommit/acknowledge(in:)``
     /// (exactly-once effects). A handler that throws leaves the commit unacknowledged; it is delivered
     /// again at the next commit or restart. If the change log no longer holds commits after the cursor
-    /// (retention), the listener gets ``/ObservableStoreCore/DurableEvent/cursorExpired(missed:)`` and must resync.
+    /// (retention), the listener gets `.resync(.cursorExpired(missed:))` and must read its data again.
     ///
     /// The same name again replaces the listener in this process, as for ``listen(_:filter:options:handler:)``.
     ///

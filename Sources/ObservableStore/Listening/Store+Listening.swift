@@ -11,7 +11,7 @@ extension Store {
     /// cancelled or released, ``removeListener(_:)`` is called, or the name is registered again.
     /// A handler that throws loses only that event: the error is logged at warning level and handed to
     /// ``StoreConfiguration/listenerErrorHandler``. A slow handler delays no one:
-    /// past ``/ObservableStoreCore/ListenerOptions/bufferSize`` waiting commits it receives one `.gap` event instead.
+    /// past ``/ObservableStoreCore/ListenerOptions/bufferSize`` waiting commits it receives one `.resync(.missedCommits)` event instead.
     ///
     /// For example:
     ///

@@ -7,7 +7,7 @@ import Logging
 ///
 /// The engine calls ``publishOwn(_:log:)`` right after each of its commits, and ``publishFromLog(_:newest:)``
 /// when its feed sees the log move; both read the commits in between from the log, so listeners see one
-/// merged order. Commits the log no longer holds become one `.gap` event.
+/// merged order. Commits the log no longer holds become one `.resync(.missedCommits)` event.
 ///
 /// Delivery: immediate listeners are called on the publishing thread; the others are offered the commit on a
 /// serial dispatch queue, in order, or on the publishing thread when the commit is small, nothing is waiting on
@@ -63,7 +63,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
     /// Tells every listener that a foreign writer changed the store without a log entry (when logging it
     /// failed): refetch. Durable listeners read the log and do not get it.
     package func publishExternalChange() {
-        publishing { offerToAll(.externalChange) }
+        publishing { offerToAll(.resync(.externalChange)) }
     }
 
     /// Runs `body` on the dispatch queue, after every commit already published has been offered.
@@ -81,7 +81,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
     }
 
     /// Reads and delivers the log after `lastPublished` (up to `last`), page by page. Commits no longer
-    /// in the log (pruned) become one gap event.
+    /// in the log (pruned) become one `.resync(.missedCommits)` event.
     private func catchUp(through last: Int64?, log: some ChangeLogReading<Entry>) {
         // Nobody listens: move past the log without reading its entries (a bulk commit's is megabytes).
         if registry.isEmpty {
@@ -95,13 +95,13 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
             } catch {
                 logger.error("cannot read the change log", metadata: ["error": "\(error)"])
                 if let last, lastPublished < last {
-                    offerToAll(.gap(missed: (lastPublished + 1)...last))
+                    offerToAll(.resync(.missedCommits((lastPublished + 1)...last)))
                     lastPublished = last
                 }
                 return
             }
             if let first = entries.first, first.sequence > lastPublished + 1 {
-                offerToAll(.gap(missed: (lastPublished + 1)...(first.sequence - 1)))
+                offerToAll(.resync(.missedCommits((lastPublished + 1)...(first.sequence - 1))))
             }
             for entry in entries {
                 deliver(entry)
@@ -110,7 +110,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
             if entries.count < 512 { break }
         }
         if let last, lastPublished < last {
-            offerToAll(.gap(missed: (lastPublished + 1)...last))
+            offerToAll(.resync(.missedCommits((lastPublished + 1)...last)))
             lastPublished = last
         }
     }
@@ -118,7 +118,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
     /// Hands one commit to the listeners it may match (see ``ListenerIndex``): immediate ones now, on this
     /// thread; the others through the dispatch queue.
     private func deliver(_ entry: Entry) {
-        if entry.isExternalChange { return offerToAll(.externalChange) }
+        if entry.isExternalChange { return offerToAll(.resync(.externalChange)) }
         let (immediate, queued) = registry.indexes
         guard !immediate.isEmpty || !queued.isEmpty else { return }
         let decoded = immediate.isEmpty ? nil : decode(entry)
@@ -164,7 +164,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
     /// Whether every block sent to the dispatch queue has finished.
     private var queueIsIdle: Bool { queueLock.withLock { blocksOnQueue == 0 } }
 
-    /// Hands an event that concerns everyone (gap, external change) to every listener in its place in
+    /// Hands an event that concerns everyone (a resync) to every listener in its place in
     /// the order: immediate listeners now, as they get commits; the others after the commits already queued.
     private func offerToAll(_ event: StoreEvent) {
         let (immediate, queued) = registry.indexes
@@ -188,7 +188,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
             if immediately { listener.deliverNow(commit) } else { listener.offer(commit, warm: warm) }
         case .failure(let error):
             logger.error("a committed change set could not be decoded", metadata: ["error": "\(error)"])
-            listener.offerToAll(.gap(missed: sequence...sequence))
+            listener.offerToAll(.resync(.missedCommits(sequence...sequence)))
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A bounded FIFO of events for one consumer. When full, further commits are not stored: their
-/// sequence range is remembered and handed out as one `.gap` event once the stored events are
-/// consumed, so a slow consumer learns exactly what it missed and never blocks the producer.
+/// sequence range is remembered and handed out as one `.resync(.missedCommits)` event once the stored
+/// events are consumed, so a slow consumer learns exactly what it missed and never blocks the producer.
 package struct EventBuffer {
     package let capacity: Int
     private var events: [StoreEvent] = []
@@ -11,19 +11,22 @@ package struct EventBuffer {
         self.capacity = max(1, capacity)
     }
 
-    /// The number of events waiting (a pending gap counts as one).
+    /// The number of events waiting (a pending missed range counts as one).
     package var count: Int { events.count - head + (missed == nil ? 0 : 1) }
 
-    /// Stores `event`, or folds it into the pending gap when the buffer is full (or already overflowed).
+    /// Stores `event`, or folds it into the pending missed range when the buffer is full (or already overflowed).
     package mutating func push(_ event: StoreEvent) {
         let range: ClosedRange<Int64>
         switch event {
         case .commit(let commit): range = commit.sequence...commit.sequence
-        case .gap(let gap): range = gap
-        case .externalChange:
-            // Kept even when full: it carries no sequence to fold into a gap, and a gap already means "refetch".
-            if missed == nil { events.append(event) }
-            return
+        case .resync(let reason):
+            guard let missedByReason = reason.missed else {
+                // Kept even when full: it carries no sequence to fold into the missed range, and a pending
+                // missed range already means "read again".
+                if missed == nil { events.append(event) }
+                return
+            }
+            range = missedByReason
         }
         if let pending = missed {
             missed = min(pending.lowerBound, range.lowerBound)...max(pending.upperBound, range.upperBound)
@@ -34,7 +37,7 @@ package struct EventBuffer {
         }
     }
 
-    /// The next event: stored events in order, then the gap, if any.
+    /// The next event: stored events in order, then the missed range, if any.
     package mutating func pop() -> StoreEvent? {
         if head < events.count {
             let event = events[head]
@@ -47,7 +50,7 @@ package struct EventBuffer {
         }
         if let gap = missed {
             missed = nil
-            return .gap(missed: gap)
+            return .resync(.missedCommits(gap))
         }
         return nil
     }

@@ -62,7 +62,7 @@ package final class Listener: @unchecked Sendable {
         enqueue(.commit(matching), warm: warm)
     }
 
-    /// Queues an event for every listener whatever its filter (a gap, an external change).
+    /// Queues an event for every listener whatever its filter (a resync).
     package func offerToAll(_ event: StoreEvent) {
         enqueue(event)
     }
@@ -92,7 +92,7 @@ package final class Listener: @unchecked Sendable {
         deliverNow(event: .commit(matching))
     }
 
-    /// Immediate delivery of `event` whatever the filter (a gap, an external change, or an already
+    /// Immediate delivery of `event` whatever the filter (a resync, or an already
     /// filtered commit). A held or draining listener queues it behind what it already holds.
     package func deliverNow(event: StoreEvent) {
         let held = lock.withLock { isHeld || isDraining }

@@ -61,7 +61,7 @@ package struct ListenerIndex {
     }
 
     /// The listeners `commit` may match, each once; every listener when the commit could not be decoded
-    /// (each then gets a gap).
+    /// (each then gets a `.resync(.missedCommits)`).
     package func listeners(for commit: Result<Commit, any Error>) -> [Listener] {
         guard case .success(let commit) = commit else { return all.listeners }
         return listeners(for: commit)

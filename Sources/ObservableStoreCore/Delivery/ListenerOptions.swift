@@ -5,7 +5,7 @@ public struct ListenerOptions: Sendable {
     /// False by default: the handler runs on another thread and the writer never waits for it (a small
     /// commit is still decoded and queued for it on the writer's thread, which takes microseconds).
     public var immediate = false
-    /// How many commits may wait for the handler; past that they are replaced by one `.gap` event. 1024 by default.
+    /// How many commits may wait for the handler; past that they are replaced by one `.resync(.missedCommits)` event. 1024 by default.
     public var bufferSize = 1024
 
     /// Options with the defaults.

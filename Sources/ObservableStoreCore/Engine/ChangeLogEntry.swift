@@ -5,7 +5,7 @@
 package protocol ChangeLogEntry: Sendable {
     /// The store-wide commit number: gap-free, in commit order.
     var sequence: Int64 { get }
-    /// Whether the entry marks a foreign write (every listener gets `.externalChange`) rather than a
+    /// Whether the entry marks a foreign write (every listener gets `.resync(.externalChange)`) rather than a
     /// commit of this library's.
     var isExternalChange: Bool { get }
     /// The size of the encoded changes in bytes: small commits are decoded on the publishing thread.

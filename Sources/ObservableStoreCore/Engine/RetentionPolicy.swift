@@ -4,7 +4,7 @@
 /// (older than the last ``minimumKeptCommits`` commits, and — with every commit before it — older than
 /// ``minimumKeptAge``), and never past the slowest durable listener's cursor — unless that listener lags
 /// more than ``hardCapCommits``, in which case it is pruned past and gets
-/// ``DurableEvent/cursorExpired(missed:)``. Pruning is bookkeeping: it emits no events.
+/// ``ResyncReason/cursorExpired(missed:)``. Pruning is bookkeeping: it emits no events.
 ///
 /// For example:
 ///

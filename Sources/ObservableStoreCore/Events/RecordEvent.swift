@@ -34,10 +34,8 @@ public struct RecordCommit<R: Record>: Sendable {
 public enum RecordEvent<R: Record>: Sendable {
     /// A commit that changed records of `R` (or the schema).
     case commit(RecordCommit<R>)
-    /// Commits were missed (the listener fell behind): refetch.
-    case gap(missed: ClosedRange<Int64>)
-    /// A writer that does not log its changes changed the file: refetch.
-    case externalChange
+    /// Something happened that the events do not describe: read again what the listener shows.
+    case resync(ResyncReason)
     /// A changed row of `R`'s table does not decode as `R`: the table and the record type disagree (a
     /// schema bug, not lag). The ``StoreError`` (code ``StoreError/Code/invalidInput``) names the table,
     /// the column and the commit's sequence; the rest of that commit is not delivered. Refetch, and fix
@@ -47,10 +45,8 @@ public enum RecordEvent<R: Record>: Sendable {
     /// Types the events of `R`'s table; a commit with a row that does not decode as `R` becomes `.decodingFailed`.
     package init(_ event: StoreEvent) {
         switch event {
-        case .gap(let missed):
-            self = .gap(missed: missed)
-        case .externalChange:
-            self = .externalChange
+        case .resync(let reason):
+            self = .resync(reason)
         case .commit(let commit):
             do {
                 let changes = try commit.changes.map { change in

@@ -2,7 +2,7 @@ import Foundation
 
 /// An `AsyncSequence` of a store's commits, for Swift concurrency callers.
 ///
-/// The sequence buffers up to its size; a consumer that falls further behind receives one `.gap`
+/// The sequence buffers up to its size; a consumer that falls further behind receives one `.resync(.missedCommits)`
 /// event naming the commits it missed, never silence. It ends when the iterating task is cancelled
 /// or the store closes. Iterate it once, from one task: when that iteration ends (the loop exits, or the
 /// iterator is released), the sequence ends too and its listener is removed.
@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 public struct StoreEvents: AsyncSequence, Sendable {
-    /// Each element is one commit, or a gap.
+    /// Each element is one commit, or a resync.
     public typealias Element = StoreEvent
 
     let channel: EventChannel

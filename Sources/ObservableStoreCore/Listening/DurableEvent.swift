@@ -21,11 +21,10 @@ public struct DurableCommit: Sendable {
 public enum DurableEvent: Sendable {
     /// A commit matching the filter, not yet acknowledged.
     case commit(DurableCommit)
-    /// The listener's cursor fell behind what the change log keeps: these commits are gone and the
-    /// listener must resync from the current data. Delivered once; the cursor then moves past them.
-    case cursorExpired(missed: ClosedRange<Int64>)
-    /// A writer that does not log its changes changed the file: refetch.
-    case externalChange
+    /// Read the current data again: the cursor expired (``ResyncReason/cursorExpired(missed:)``: the
+    /// commits after it left the change log), or a program that does not log its changes changed the
+    /// store (``ResyncReason/externalChange``). Delivered once, in its place in the order.
+    case resync(ResyncReason)
 }
 
 /// One durable listener's cursor, as stored in `_store_listeners`.

@@ -75,7 +75,7 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
                 // Commits after the cursor that the log no longer holds (pruned): say so, then move on.
                 let firstKept = entries.first?.sequence ?? last + 1
                 if firstKept > cursor + 1 {
-                    try deliver(.cursorExpired(missed: (cursor + 1)...(firstKept - 1)))
+                    try deliver(.resync(.cursorExpired(missed: (cursor + 1)...(firstKept - 1))))
                     try acknowledge(firstKept - 1, engine)
                 }
                 guard !entries.isEmpty else { break }
@@ -86,7 +86,7 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
                         // Every listener hears of a foreign write, whatever its filter, in its place in the order.
                         if let skipped { try acknowledge(skipped, engine) }
                         skipped = nil
-                        try deliver(.externalChange)
+                        try deliver(.resync(.externalChange))
                         try acknowledge(entry.sequence, engine)
                         continue
                     }

@@ -41,7 +41,7 @@ struct Watch: ParsableCommand {
         while !printer.isDone {
             let commits = try store.commits(after: cursor, limit: 256)
             if let first = commits.first, first.sequence > cursor + 1 {
-                printer.print(.gap(missed: (cursor + 1)...(first.sequence - 1)))
+                printer.print(.resync(.missedCommits((cursor + 1)...(first.sequence - 1))))
             }
             for commit in commits where !printer.isDone {
                 if commit.isExternalChange {
@@ -117,10 +117,13 @@ final class EventPrinter {
                 }
                 write(line + "}", countsAsRow: true)
             }
-        case .gap(let missed):
-            write("{\"event\":\"gap\",\"missed\":[\(missed.lowerBound),\(missed.upperBound)]}")
-        case .externalChange:
-            write("{\"event\":\"external_change\",\"ts\":\(JSONText.string(EventPrinter.timestamp(Date())))}")
+        case .resync(let reason):
+            // The contract's names: "gap" for commits the output skips, "external_change" for a foreign write.
+            if let missed = reason.missed {
+                write("{\"event\":\"gap\",\"missed\":[\(missed.lowerBound),\(missed.upperBound)]}")
+            } else {
+                write("{\"event\":\"external_change\",\"ts\":\(JSONText.string(EventPrinter.timestamp(Date())))}")
+            }
         }
     }
 
