@@ -8,7 +8,7 @@ import ObservableStoreCore
 /// unsigned LEB128 varints.
 ///
 /// **Part of the change-log payload format**, which is defined in one place: the comment on `ChangePayload`
-/// in `Sources/ObservableStore/Observation/ChangePayload.swift` (and docs/OBSERVATION.md, "The change-log
+/// in `Sources/ObservableStore/ChangeLog/ChangePayload.swift` (and docs/OBSERVATION.md, "The change-log
 /// payload"). The tags live here, not there, because the preupdate hook (`PreupdateChange` in
 /// Connection+Hooks.swift) writes them, including ``unchangedTag``, and this layer may not name a higher
 /// one. The bytes are stored in existing databases: never renumber a tag or change an encoding.

@@ -406,4 +406,27 @@ import Testing
             #expect(try await value(of: reader, "the sequence to end when the store closes") == 1)
         }
     }
+
+    /// An in-memory store reads on its writer: an immediate bound query, which reads again on the writer's
+    /// thread during the publication, used to fail with "write called inside a write" at every commit.
+    @Test func anImmediateBoundQueryOfAnInMemoryStoreReadsAgainAtEveryCommit() throws {
+        let errors = Recorder<String>()
+        var configuration = StoreConfiguration()
+        configuration.listenerErrorHandler = { _, error in errors.append("\(error)") }
+        let store = try Store(path: ":memory:", configuration: configuration)
+        let names = Recorder<[String]>()
+        let token = try store.bindAndFire(
+            "list", query: Query<NodeVO>().order(by: "name"), options: ListenerOptions(immediate: true)
+        ) { nodes in names.append(nodes.map(\.name)) }
+        let nodes = store.repository(NodeVO.self)
+        try nodes.insert(NodeVO(name: "b", x: 0, y: 0))
+        try nodes.insert(NodeVO(name: "a", x: 1, y: 1))
+        // Immediate: each value arrives before the write returns.
+        #expect(names.all == [[], ["b"], ["a", "b"]])
+        #expect(errors.all.isEmpty)
+        // A read inside a write's closure still refuses (it would not see a snapshot of its own).
+        let refused = #expect(throws: StoreError.self) { try store.write { _ in try store.read { _ in 0 } } }
+        #expect(refused?.code == .transactionMisuse && refused?.message.contains("read called inside a write") == true)
+        withExtendedLifetime(token) {}
+    }
 }

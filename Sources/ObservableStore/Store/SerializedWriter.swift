@@ -82,6 +82,21 @@ final class SerializedWriter: @unchecked Sendable {
         return try inTurn { try run(countsAsWrite: countsAsWrite, body) }
     }
 
+    /// Runs `body` with the writer for a read on its connection (an in-memory store has no readers): at once
+    /// when the caller already holds the writer outside a transaction (an immediate listener reading again
+    /// during a publication, after COMMIT), else in turn like ``sync(countsAsWrite:_:)``. Refuses a read
+    /// from inside a write's transaction (it would see that write's uncommitted rows, not a snapshot).
+    func read<T>(_ body: (Writer) throws -> T) throws -> T {
+        if isInsideWrite {
+            guard !writer.connection.isInTransaction else {
+                throw StoreError(
+                    .transactionMisuse, "read called inside a write of an in-memory store: use the Transaction you were given")
+            }
+            return try body(writer)
+        }
+        return try sync(body)
+    }
+
     /// Runs `body` with `lock` held once the writes already waiting on `queue` have had their turn.
     private func inTurn<T>(_ body: () throws -> T) rethrows -> T {
         waiting.add(1, ordering: .relaxed)

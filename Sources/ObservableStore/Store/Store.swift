@@ -212,7 +212,7 @@ public final class Store: Sendable {
     @discardableResult
     public func read<T>(_ body: (Transaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else {
-            return try writer.sync { writer in try Store.runTransaction(on: writer.connection, kind: .read, body) }
+            return try writer.read { writer in try Store.runTransaction(on: writer.connection, kind: .read, body) }
         }
         return try readers.withReader { connection in try Store.runTransaction(on: connection, kind: .read, body) }
     }
