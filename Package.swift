@@ -68,6 +68,8 @@ let package = Package(
         // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
         .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
+        // The core alone, on an in-memory engine: it needs no SQLite.
+        .testTarget(name: "ObservableStoreCoreTests", dependencies: ["ObservableStoreCore", logging]),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreTestSupport"]),
         .testTarget(
             name: "ObservableStoreTests",
