@@ -1,6 +1,7 @@
 import Foundation
 import ObservableStoreCore
 import StoreSQLite
+import Synchronization
 
 /// The change log's per-commit payload (`_store_commits.payload`): a header naming each table touched
 /// (with its columns and primary-key columns), then the change records of ``ChangeCapture``.
@@ -200,16 +201,14 @@ enum ChangePayload {
     /// header (the same table), and parsing its column names again was a good part of decoding a small commit.
     private static let headerCache = HeaderCache()
 
-    /// `@unchecked Sendable`: `cachedBytes` and `cachedTables` are guarded by `lock`.
-    private final class HeaderCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var cachedBytes: [UInt8] = []
-        private var cachedTables: [Table] = []
+    /// The last header decoded: its bytes and its tables.
+    private final class HeaderCache: Sendable {
+        private let cached = Mutex<(bytes: [UInt8], tables: [Table])>(([], []))
 
         /// Reads the header's tables at the reader's offset, from the cache when the bytes are the same.
         func tables(in payload: [UInt8], reader: inout ValueReader) throws(ValueReader.Malformed) -> [Table] {
             let start = reader.offset
-            let (knownBytes, knownTables) = lock.withLock { (cachedBytes, cachedTables) }
+            let (knownBytes, knownTables) = cached.withLock { $0 }
             if !knownBytes.isEmpty, reader.hasPrefix(knownBytes) {
                 try reader.skip(knownBytes.count)
                 return knownTables
@@ -227,7 +226,7 @@ enum ChangePayload {
                 tables.append(Table(name: name, columns: columns, primaryKey: primaryKey, realColumns: realColumns))
             }
             let header = Array(payload[start..<reader.offset])
-            lock.withLock { (cachedBytes, cachedTables) = (header, tables) }
+            cached.withLock { $0 = (header, tables) }
             return tables
         }
     }

@@ -10,8 +10,9 @@ import StoreSQLite
 /// Read-only connections handed out one caller at a time, opened lazily up to `maximum`.
 ///
 /// `@unchecked Sendable`: `idle`, `inUse`, `freeSlots`, `waiting` and `isClosed` are guarded by `lock`.
-/// A `Connection` is used by exactly one caller between ``lend()`` and ``giveBack(_:)``, so never by two
-/// threads at once.
+/// A `Connection` (not `Sendable`) is used by exactly one caller between ``lend()`` and ``giveBack(_:)``,
+/// so never by two threads at once. Not a `Mutex`: ``lend()`` lets go of the lock around its wait on
+/// `handOff`, which a `Mutex`'s closure cannot span, and lending is on the path of every read.
 final class ReaderPool: @unchecked Sendable {
     /// A connection lent by ``lend()``, to hand back with ``giveBack(_:)``.
     struct Lease {

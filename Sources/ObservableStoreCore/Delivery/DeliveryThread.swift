@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,9 +25,7 @@ import Foundation
 /// spinning again the thread sleeps after each delivery. And ``tryRun(_:)`` refuses a spinning thread
 /// whose last turn is stale, so the work goes to the global queue's freshly woken thread instead.
 ///
-/// `@unchecked Sendable`: `state`, `pending`, `stopRequested`, `offers`, `lastTurn`, `handedToSpinningAt`
-/// and `policy` are guarded by `lock`.
-package final class DeliveryThread: @unchecked Sendable {
+package final class DeliveryThread: Sendable {
     private enum State {
         /// Looking for work, yielding on every turn.
         case spinning
@@ -38,16 +37,20 @@ package final class DeliveryThread: @unchecked Sendable {
         case stopped
     }
 
-    private let lock = NSLock()
-    private var state = State.sleeping
-    private var pending: (@Sendable () -> Void)?
-    private var stopRequested = false
-    private var offers = 0
-    /// When the thread last looked for work (while spinning).
-    private var lastTurn = ContinuousClock.now
-    /// When the work in `pending` was handed over, if the thread was spinning then.
-    private var handedToSpinningAt: ContinuousClock.Instant?
-    private var policy: SpinPolicy
+    /// What the thread and the threads handing it work share.
+    private struct Shared {
+        var state = State.sleeping
+        var pending: (@Sendable () -> Void)?
+        var stopRequested = false
+        var offers = 0
+        /// When the thread last looked for work (while spinning).
+        var lastTurn = ContinuousClock.now
+        /// When the work in `pending` was handed over, if the thread was spinning then.
+        var handedToSpinningAt: ContinuousClock.Instant?
+        var policy: SpinPolicy
+    }
+
+    private let shared: Mutex<Shared>
     private let wake = DispatchSemaphore(value: 0)
 
     /// The thread's name as tools (`top -H`, `perf`, debuggers) show it: at most 15 bytes on Linux.
@@ -55,7 +58,7 @@ package final class DeliveryThread: @unchecked Sendable {
 
     /// A thread that looks for work for `spinWindow` after each delivery (``SpinPolicy`` permitting).
     package init(spinWindow: Duration) {
-        self.policy = SpinPolicy(window: spinWindow)
+        self.shared = Mutex(Shared(policy: SpinPolicy(window: spinWindow)))
         let thread = Thread { [self] in
             // Set from the thread itself: a thread otherwise keeps the name of the one that created it.
             Thread.current.name = DeliveryThread.threadName
@@ -67,19 +70,19 @@ package final class DeliveryThread: @unchecked Sendable {
 
     /// Runs `work` on this thread if it is free; false when it is busy or stopped (run it elsewhere).
     package func tryRun(_ work: @escaping @Sendable () -> Void) -> Bool {
-        let wasSleeping = lock.withLock { () -> Bool? in
-            offers += 1
-            guard !stopRequested, state == .spinning || state == .sleeping else { return nil }
-            let sleeping = state == .sleeping
+        let wasSleeping = shared.withLock { shared -> Bool? in
+            shared.offers += 1
+            guard !shared.stopRequested, shared.state == .spinning || shared.state == .sleeping else { return nil }
+            let sleeping = shared.state == .sleeping
             if sleeping {
-                handedToSpinningAt = nil
+                shared.handedToSpinningAt = nil
             } else {
                 let now = ContinuousClock.now
-                if policy.isStalled(lastTurn: lastTurn, at: now) { return nil }
-                handedToSpinningAt = now
+                if shared.policy.isStalled(lastTurn: shared.lastTurn, at: now) { return nil }
+                shared.handedToSpinningAt = now
             }
-            state = .busy
-            pending = work
+            shared.state = .busy
+            shared.pending = work
             return sleeping
         }
         guard let wasSleeping else { return false }
@@ -88,16 +91,16 @@ package final class DeliveryThread: @unchecked Sendable {
     }
 
     /// How many times work was offered through ``tryRun(_:)``, taken or not (for tests of who uses the thread).
-    package var offerCount: Int { lock.withLock { offers } }
+    package var offerCount: Int { shared.withLock { $0.offers } }
 
     /// Whether ``SpinPolicy`` has paused spinning (for tests).
-    package var spinningIsPaused: Bool { lock.withLock { policy.isPaused(at: .now) } }
+    package var spinningIsPaused: Bool { shared.withLock { $0.policy.isPaused(at: .now) } }
 
     /// Ends the thread after the work it holds, if any. Later ``tryRun(_:)`` calls return false.
     package func stop() {
-        let wasSleeping = lock.withLock { () -> Bool in
-            stopRequested = true
-            return state == .sleeping
+        let wasSleeping = shared.withLock { shared -> Bool in
+            shared.stopRequested = true
+            return shared.state == .sleeping
         }
         if wasSleeping { wake.signal() }
     }
@@ -105,34 +108,34 @@ package final class DeliveryThread: @unchecked Sendable {
     private func run() {
         var spinUntil = ContinuousClock.now
         while true {
-            let (work, next) = lock.withLock { () -> ((@Sendable () -> Void)?, State) in
-                if let work = pending {
-                    pending = nil
-                    if let handedAt = handedToSpinningAt {
+            let (work, next) = shared.withLock { shared -> ((@Sendable () -> Void)?, State) in
+                if let work = shared.pending {
+                    shared.pending = nil
+                    if let handedAt = shared.handedToSpinningAt {
                         let now = ContinuousClock.now
-                        policy.recordPickup(after: now - handedAt, at: now)
+                        shared.policy.recordPickup(after: now - handedAt, at: now)
                     }
                     return (work, .busy)
                 }
-                if stopRequested {
-                    state = .stopped
+                if shared.stopRequested {
+                    shared.state = .stopped
                     return (nil, .stopped)
                 }
                 // `tryRun` hands work over only in these two states; when it does, it sets `busy`.
                 let now = ContinuousClock.now
-                let gotTheCPU = state != .spinning || policy.recordTurn(gap: now - lastTurn, at: now)
-                lastTurn = now
-                state = gotTheCPU && now < spinUntil ? .spinning : .sleeping
-                return (nil, state)
+                let gotTheCPU = shared.state != .spinning || shared.policy.recordTurn(gap: now - shared.lastTurn, at: now)
+                shared.lastTurn = now
+                shared.state = gotTheCPU && now < spinUntil ? .spinning : .sleeping
+                return (nil, shared.state)
             }
             switch next {
             case .busy:
                 work?()
                 let now = ContinuousClock.now
-                spinUntil = lock.withLock {
-                    state = .spinning
-                    lastTurn = now
-                    return policy.spinDeadline(after: now)
+                spinUntil = shared.withLock { shared in
+                    shared.state = .spinning
+                    shared.lastTurn = now
+                    return shared.policy.spinDeadline(after: now)
                 }
             case .spinning:
                 sched_yield()

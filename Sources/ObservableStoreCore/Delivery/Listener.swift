@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// One registered listener: its filter, a bounded buffer, and serial delivery to its handler.
 ///
@@ -9,10 +10,9 @@ import Logging
 /// commits in sequence order and never concurrently with itself, and a slow handler delays no one
 /// else. `immediate` listeners are called on the writer's thread instead, right after COMMIT.
 ///
-/// `@unchecked Sendable`: `buffer`, `isDraining`, `isHeld`, `floor` and `isCancelled` are guarded by
-/// `lock`. Handler calls hold `deliveryLock` (recursive, so a handler may cancel its own listener),
-/// and `cancel()` takes it too: once `cancel()` returns, the handler is not running and never runs again.
-package final class Listener: @unchecked Sendable {
+/// Handler calls hold `deliveryLock` (recursive, so a handler may cancel its own listener), and `cancel()`
+/// takes it too: once `cancel()` returns, the handler is not running and never runs again.
+package final class Listener: Sendable {
     package let name: String
     package let filter: ChangeFilter
     package let isImmediate: Bool
@@ -21,22 +21,37 @@ package final class Listener: @unchecked Sendable {
     /// Called for each event; returns false when the listener's owner is gone (the listener then removes itself).
     private let handler: @Sendable (StoreEvent) throws -> Bool
     private let logger: Logger
-    /// The engine's listener error handler (the SQLite engine's `StoreConfiguration.listenerErrorHandler`): told about each error the handler throws.
+    /// The engine's listener error handler (the SQLite engine's `StoreConfiguration.listenerErrorHandler`):
+    /// told about each error the handler throws.
     private let errorHandler: (@Sendable (String, any Error) -> Void)?
     /// The delivery thread, and whether the current thread may wait for the handler.
     private let context: DeliveryContext
-    /// The registry it is registered with (set when registered): a handler returning false removes it there.
-    weak var registry: ListenerRegistry?
-    /// Runs once when the listener is cancelled (a durable listener stops its pump).
-    package var onCancel: (@Sendable () -> Void)?
-
-    private let lock = NSLock()
     private let deliveryLock = NSRecursiveLock()
-    private var buffer: EventBuffer
-    private var isDraining = false
-    private var isHeld: Bool
-    private var floor: Int64 = 0
-    private var isCancelled = false
+    private let state: Mutex<State>
+
+    private struct State {
+        var buffer: EventBuffer
+        var isDraining = false
+        /// Bind-and-fire: events are queued, not delivered, until ``release(after:initial:)``.
+        var isHeld: Bool
+        /// Events at or below this sequence are already part of the bound value.
+        var floor: Int64 = 0
+        var isCancelled = false
+        weak var registry: ListenerRegistry?
+        var onCancel: (@Sendable () -> Void)?
+    }
+
+    /// The registry it is registered with (set when registered): a handler returning false removes it there.
+    var registry: ListenerRegistry? {
+        get { state.withLock { $0.registry } }
+        set { state.withLock { $0.registry = newValue } }
+    }
+
+    /// Runs once when the listener is cancelled (a durable listener stops its pump).
+    package var onCancel: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onCancel } }
+        set { state.withLock { $0.onCancel = newValue } }
+    }
 
     init(
         name: String, filter: ChangeFilter, options: ListenerOptions, held: Bool = false, isStream: Bool = false,
@@ -47,8 +62,7 @@ package final class Listener: @unchecked Sendable {
         self.filter = filter
         self.isImmediate = options.immediate
         self.isStream = isStream
-        self.buffer = EventBuffer(capacity: options.bufferSize)
-        self.isHeld = held
+        self.state = Mutex(State(buffer: EventBuffer(capacity: options.bufferSize), isHeld: held))
         self.context = context
         self.logger = logger
         self.errorHandler = errorHandler
@@ -68,11 +82,11 @@ package final class Listener: @unchecked Sendable {
     }
 
     private func enqueue(_ event: StoreEvent, warm: Bool = false) {
-        let startDrain = lock.withLock { () -> Bool in
-            guard !isCancelled, event.sequence ?? .max > floor else { return false }
-            buffer.push(event)
-            guard !isDraining, !isHeld else { return false }
-            isDraining = true
+        let startDrain = state.withLock { state -> Bool in
+            guard !state.isCancelled, event.sequence ?? .max > state.floor else { return false }
+            state.buffer.push(event)
+            guard !state.isDraining, !state.isHeld else { return false }
+            state.isDraining = true
             return true
         }
         if startDrain { beginDraining(warm: warm) }
@@ -95,7 +109,7 @@ package final class Listener: @unchecked Sendable {
     /// Immediate delivery of `event` whatever the filter (a resync, or an already
     /// filtered commit). A held or draining listener queues it behind what it already holds.
     package func deliverNow(event: StoreEvent) {
-        let held = lock.withLock { isHeld || isDraining }
+        let held = state.withLock { $0.isHeld || $0.isDraining }
         if held { return enqueue(event) }
         invoke(event)
     }
@@ -104,14 +118,14 @@ package final class Listener: @unchecked Sendable {
     /// `sequence` (already part of that value), and starts delivering the rest.
     package func release(after sequence: Int64, initial: () -> Void) {
         deliveryLock.withLock {
-            if !lock.withLock({ isCancelled }) { initial() }
+            if !cancelled { initial() }
         }
-        let startDrain = lock.withLock { () -> Bool in
-            floor = sequence
-            buffer.drop(through: sequence)
-            isHeld = false
-            guard !isDraining, buffer.count > 0, !isCancelled else { return false }
-            isDraining = true
+        let startDrain = state.withLock { state -> Bool in
+            state.floor = sequence
+            state.buffer.drop(through: sequence)
+            state.isHeld = false
+            guard !state.isDraining, state.buffer.count > 0, !state.isCancelled else { return false }
+            state.isDraining = true
             return true
         }
         if startDrain { beginDraining(warm: false) }
@@ -119,9 +133,9 @@ package final class Listener: @unchecked Sendable {
 
     private func drain() {
         while true {
-            let next = lock.withLock { () -> StoreEvent? in
-                if let event = buffer.pop() { return event }
-                isDraining = false
+            let next = state.withLock { state -> StoreEvent? in
+                if let event = state.buffer.pop() { return event }
+                state.isDraining = false
                 return nil
             }
             guard let next else { return }
@@ -131,7 +145,7 @@ package final class Listener: @unchecked Sendable {
 
     private func invoke(_ event: StoreEvent) {
         deliveryLock.withLock {
-            guard !lock.withLock({ isCancelled }) else { return }
+            guard !cancelled else { return }
             do {
                 if try !handler(event) { registry?.remove(self) }
             } catch {
@@ -145,17 +159,18 @@ package final class Listener: @unchecked Sendable {
 
     /// Stops delivery. Waits for a handler call in progress, unless called from that handler, or where
     /// ``DeliveryContext/mayWaitForHandlers`` says no (inside a write, or while publishing: the handler might be
-    /// waiting for that very write, and waiting would deadlock). In those cases the handler may finish the call in progress, and never runs again.
+    /// waiting for that very write, and waiting would deadlock). In those cases the handler may finish the
+    /// call in progress, and never runs again.
     package func cancel() {
-        let firstCancel = lock.withLock { () -> Bool in
-            defer { isCancelled = true }
-            buffer.removeAll()
-            return !isCancelled
+        let onFirstCancel = state.withLock { state -> (@Sendable () -> Void)?? in
+            defer { state.isCancelled = true }
+            state.buffer.removeAll()
+            return state.isCancelled ? nil : .some(state.onCancel)
         }
         if context.mayWaitForHandlers { deliveryLock.withLock {} }
-        if firstCancel { onCancel?() }
+        if let onFirstCancel { onFirstCancel?() }
     }
 
     /// Whether ``cancel()`` was called.
-    package var cancelled: Bool { lock.withLock { isCancelled } }
+    package var cancelled: Bool { state.withLock { $0.isCancelled } }
 }
