@@ -3,54 +3,61 @@ import Foundation
 /// ``RowReader``'s accessors for one kind of source (a statement's current row, or a ``Row``), specialized
 /// for it: Int64, Double, String and Date are read straight from the source (one column lookup each), not
 /// through a `ColumnDecoder`.
+///
+/// Inlinable: an engine specializes it for its statement type (``ColumnReading`` over the SQLite engine's
+/// `Statement` is `StatementRowReader`), so that a fetch reads each column through direct calls, not through
+/// the generic code and the statement's protocol witnesses (which made a fetch twice as slow).
 package struct ColumnReader<Source: ColumnSource> {
     package let source: Source
 
-    package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
+    /// A reader of `source`'s current row.
+    @inlinable package init(source: Source) { self.source = source }
+
+    @inlinable package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
         try read(type, column, "INTEGER", source.integerValue)
     }
-    package func decode(_ type: Double.Type, _ column: String) throws -> Double {
+    @inlinable package func decode(_ type: Double.Type, _ column: String) throws -> Double {
         try read(type, column, "REAL", source.numberValue)
     }
-    package func decode(_ type: String.Type, _ column: String) throws -> String {
+    @inlinable package func decode(_ type: String.Type, _ column: String) throws -> String {
         try read(type, column, "TEXT", source.textValue)
     }
-    package func decode(_ type: Date.Type, _ column: String) throws -> Date {
+    @inlinable package func decode(_ type: Date.Type, _ column: String) throws -> Date {
         try read(type, column, "a date", source.date)
     }
-    package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
+    @inlinable package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
 
-    package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
+    @inlinable package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
         try readIfPresent(type, column, "INTEGER", source.integerValue)
     }
-    package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
+    @inlinable package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
         try readIfPresent(type, column, "TEXT", source.textValue)
     }
-    package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+    @inlinable package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
         try present(column).map { try $0.decode(type) }
     }
 
-    private func decoder(_ column: String) throws -> ColumnDecoder<Source> {
+    @usableFromInline package func decoder(_ column: String) throws -> ColumnDecoder<Source> {
         ColumnDecoder(statement: source, index: try index(of: column), column: column)
     }
 
     /// `column`'s value as `value` reads it, or the error `ColumnDecoder` throws when it reads nil (a value
     /// that is not the `expected` kind, NULL included).
-    private func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
+    @usableFromInline package func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
         let index = try index(of: column)
         guard let result = value(index) else { throw mismatch(type, expected, index, column) }
         return result
     }
 
     /// Like ``read(_:_:_:_:)``, nil for NULL or no such column.
-    private func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
+    @usableFromInline package func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
         guard let index = source.columnIndex(named: column) else { return nil }
         if let result = value(index) { return result }
         guard source.isNull(at: index) else { throw mismatch(type, expected, index, column) }
         return nil
     }
 
-    private func index(of column: String) throws -> Int32 {
+    @usableFromInline package func index(of column: String) throws -> Int32 {
         guard let index = source.columnIndex(named: column) else {
             throw DecodingError.keyNotFound(
                 ColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column) in the row"))
@@ -59,11 +66,11 @@ package struct ColumnReader<Source: ColumnSource> {
     }
 
     /// The error `ColumnDecoder` throws for the same mismatch.
-    private func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
+    @usableFromInline package func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
         ColumnDecoder(statement: source, index: index, column: column).mismatch(type, expected)
     }
 
-    private func present(_ column: String) -> ColumnDecoder<Source>? {
+    @usableFromInline package func present(_ column: String) -> ColumnDecoder<Source>? {
         guard let index = source.columnIndex(named: column), !source.isNull(at: index) else { return nil }
         return ColumnDecoder(statement: source, index: index, column: column)
     }
