@@ -249,7 +249,7 @@ extension Transaction {
         let (whereSQL, arguments) = try query.whereClause()
         let sql = "SELECT \(Transaction.selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
         return try withStatement(sql, arguments) { statement in
-            try decodeAll(R.self, from: statement, table: R.tableName)
+            try RowFetcher.decodeAll(R.self, from: statement, table: R.tableName)
         }
     }
 

@@ -45,7 +45,7 @@ extension Transaction {
                 }
                 try statement.bind(value.databaseValue, at: index + 1)
             }
-            return try Transaction.rows(of: statement)
+            return try RowFetcher.rows(of: statement)
         }
     }
 }

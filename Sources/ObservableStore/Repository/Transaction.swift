@@ -41,12 +41,12 @@ public final class Transaction {
     private let writerRecentStatements: RecentStatements?
     private(set) var isActive = true
     private var savepointDepth = 0
-    /// Whether a write ran a statement that may change the schema: anything but INSERT, UPDATE, DELETE,
-    /// REPLACE and queries. When none did, the schema version is not read again at commit.
-    private(set) var mayHaveChangedSchema = false
-    /// Set when a statement other than a row change ran that may write the file (`sqlite3_stmt_readonly`
-    /// says no: a `PRAGMA user_version = …`, DDL): the file may change with no row changed.
-    private(set) var mayHaveWrittenBesidesRows = false
+    /// What the write's statements may have done besides changing rows.
+    private var policy = StatementPolicy()
+    /// Whether a write ran a statement that may change the schema (``StatementPolicy/mayHaveChangedSchema``).
+    var mayHaveChangedSchema: Bool { policy.mayHaveChangedSchema }
+    /// Whether a write ran a statement that may write the file besides rows (``StatementPolicy/mayHaveWrittenBesidesRows``).
+    var mayHaveWrittenBesidesRows: Bool { policy.mayHaveWrittenBesidesRows }
 
     init(
         connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil,
@@ -73,24 +73,10 @@ public final class Transaction {
         }
     }
 
-    /// Refuses transaction control: the store owns BEGIN and COMMIT (use savepoints). Schema changes
-    /// are found at commit, by `PRAGMA schema_version`, read then only if a statement may have made one
-    /// (``mayHaveChangedSchema``).
+    /// Checks `statement` before a write runs it (``StatementPolicy/inspect(_:)``); reads are not checked.
     func inspect(_ statement: Statement) throws {
         guard capture != nil else { return }
-        // Row changes first: every record write and query runs through here, and each case is a string compare.
-        switch statement.leadingKeyword {
-        case "INSERT", "UPDATE", "DELETE", "SELECT", "REPLACE", "WITH", "VALUES":
-            break  // row changes at most: triggers cannot change the schema
-        case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
-            throw StoreError(
-                .invalidInput,
-                "`\(statement.leadingKeyword)` is not allowed inside write: the store commits when the closure returns "
-                    + "and rolls back when it throws; use tx.savepoint { } for nested work")
-        default:
-            mayHaveChangedSchema = true  // CREATE, ALTER, DROP, ANALYZE, PRAGMA, …
-            if !statement.isReadOnly { mayHaveWrittenBesidesRows = true }
-        }
+        try policy.inspect(statement)
     }
 
     // MARK: - Raw SQL
@@ -121,21 +107,7 @@ public final class Transaction {
 
     /// Runs a query and returns every row.
     public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
-        try withStatement(sql, arguments) { try Transaction.rows(of: $0) }
-    }
-
-    /// Steps `statement` to its end and returns its rows. The column names are read after a step, not before:
-    /// SQLite re-prepares a statement inside its first step when the schema changed since it was prepared (by
-    /// this process or another), and `SELECT *` then has other columns.
-    static func rows(of statement: Statement) throws(SQLiteError) -> [Row] {
-        var columns: [String] = []
-        var rows: [Row] = []
-        while try statement.step() {
-            let values = statement.row()
-            if rows.isEmpty || values.count != columns.count { columns = statement.columnNames }
-            rows.append(Row(columns: columns, values: values))
-        }
-        return rows
+        try withStatement(sql, arguments) { try RowFetcher.rows(of: $0) }
     }
 
     /// Runs a query and returns the first column of the first row, or nil when there is no row.
@@ -150,7 +122,7 @@ public final class Transaction {
         _ type: T.Type, sql: String, arguments: [any DatabaseValueConvertible] = []
     ) throws -> [T] {
         try withStatement(sql, arguments) { statement in
-            try decodeAll(type, from: statement, table: nil)
+            try RowFetcher.decodeAll(type, from: statement, table: nil)
         }
     }
 
@@ -192,56 +164,6 @@ public final class Transaction {
     static func finish(_ statement: Statement) {
         statement.reset()
         statement.releaseLargeBindings()
-    }
-
-    func decodeAll<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> [T] {
-        if let readable = T.self as? any RowDecodable.Type {
-            return try decodeAllFast(type, as: readable, from: statement, table: table)
-        }
-        var results: [T] = []
-        while try statement.step() {
-            results.append(try Transaction.decode(type, from: statement, table: table))
-        }
-        return results
-    }
-
-    /// Decodes the current row: with ``/ObservableStoreCore/RowDecodable`` when `T` conforms, else with `Decodable`.
-    static func decode<T: Decodable>(_ type: T.Type, from statement: Statement, table: String?) throws -> T {
-        do {
-            if let readable = T.self as? any RowDecodable.Type {
-                return try Transaction.decodeFast(type, as: readable, from: statement)
-            }
-            return try RowDecoder.decode(type, from: statement)
-        } catch let error as DecodingError {
-            throw Transaction.decodingFailed(T.self, table: table, error)
-        }
-    }
-
-    /// Every row through `Fast`'s ``/ObservableStoreCore/RowDecodable`` initializer; `Fast` is `T` (the caller's cast opened it).
-    private func decodeAllFast<T, Fast: RowDecodable>(
-        _ type: T.Type, as fast: Fast.Type, from statement: Statement, table: String?
-    ) throws -> [T] {
-        assert(Fast.self == T.self)
-        var results: [Fast] = []
-        do {
-            while try statement.step() {
-                results.append(try Fast(row: RowReader(columns: statement)))
-            }
-        } catch let error as DecodingError {
-            throw Transaction.decodingFailed(T.self, table: table, error)
-        }
-        // Same type: hand the array over without copying each element through an existential box.
-        return unsafeBitCast(results, to: [T].self)
-    }
-
-    /// One row through `Fast`'s ``/ObservableStoreCore/RowDecodable`` initializer; `Fast` is `T`.
-    private static func decodeFast<T, Fast: RowDecodable>(_ type: T.Type, as fast: Fast.Type, from statement: Statement) throws -> T {
-        let value = try Fast(row: RowReader(columns: statement))
-        return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }
-    }
-
-    private static func decodingFailed(_ type: Any.Type, table: String?, _ error: DecodingError) -> StoreError {
-        StoreError(.invalidInput, "cannot decode \(type)\(table.map { " from \($0)" } ?? ""): \(error.summary)")
     }
 
     // MARK: - Savepoints

@@ -44,6 +44,8 @@ public final class Store: Sendable {
     let publisher: CommitPublisher<LoggedCommit>
     /// Notices other processes' commits; nil for in-memory stores and when changes are not tracked.
     let feed: ChangeFeed?
+    /// What a write goes through on the writer, from BEGIN to its publication.
+    let pipeline: CommitPipeline
 
     /// Opens (or creates) the store at `path` and applies migrations as
     /// ``StoreConfiguration/migrationPolicy`` says.
@@ -114,6 +116,9 @@ public final class Store: Sendable {
         } else {
             self.feed = nil
         }
+        self.pipeline = CommitPipeline(
+            publisher: publisher, retention: configuration.retention, logger: configuration.logger,
+            watchesForeignWrites: feed != nil)
         self.readers = ReaderPool(maximum: inMemory ? 0 : configuration.maximumReaderCount) {
             try StoreError.wrapping {
                 try Connection(path: path, mode: .readOnly, busyTimeoutMilliseconds: timeout)
@@ -135,6 +140,12 @@ public final class Store: Sendable {
 
     deinit {
         close()
+    }
+
+    /// Logs and publishes a foreign write the change feed noticed, taking the writer's turn
+    /// (``CommitPipeline/logForeignWrite(seenAt:through:)``).
+    func logForeignWrite(seenAt position: LogPosition?) {
+        pipeline.logForeignWrite(seenAt: position, through: writer)
     }
 
     /// Closes every connection and ends every change sequence. Later calls throw
@@ -172,7 +183,7 @@ public final class Store: Sendable {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
-        return try writer.sync { writer in try runWrite(on: writer, origin: origin, body).value }
+        return try writer.sync { writer in try pipeline.run(on: writer, origin: origin, body).value }
     }
 
     /// Like ``write(origin:_:)-8xja0``, and also returns the sequence number of the commit the write made, to
@@ -190,14 +201,14 @@ public final class Store: Sendable {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
-        return try writer.sync { writer in try runWrite(on: writer, origin: origin, body) }
+        return try writer.sync { writer in try pipeline.run(on: writer, origin: origin, body) }
     }
 
     /// Like ``writeReturningCommit(origin:_:)``, without blocking the caller's thread.
     public func writeReturningCommit<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
     ) async throws -> CommittedWrite<T> {
-        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body) }
+        try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body) }
     }
 
     /// Like ``write(origin:_:)``, without blocking the caller's thread.
@@ -205,7 +216,7 @@ public final class Store: Sendable {
     public func write<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
     ) async throws -> T {
-        try await writer.async { writer in try self.runWrite(on: writer, origin: origin, body).value }
+        try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body).value }
     }
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
@@ -235,116 +246,6 @@ public final class Store: Sendable {
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try self.read(body) })
             }
-        }
-    }
-
-    private func runWrite<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
-        let connection = writer.connection
-        writer.capture.reset()
-        let transaction = Transaction(
-            connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
-            recentStatements: writer.recentStatements)
-        defer {
-            transaction.end()
-            writer.capture.reset()
-        }
-        var logged: LoggedCommit?
-        var foreignWrite: LoggedCommit?
-        let result = try connection.inTransaction { () -> T in
-            foreignWrite = try logForeignWriteIfAny(on: writer)
-            let changesBefore = connection.totalChanges
-            let schemaAtStart = try writer.changeLog.schemaVersionAtStart(on: connection)
-            let result = try body(transaction)
-            // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
-            // when the closure caught the error: nothing may be logged or committed then.
-            try transaction.checkActive()
-            let wroteBookkeeping = writer.capture.wroteStoreMeta
-            logged = try writer.changeLog.append(
-                writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
-                origin: origin, on: connection)
-            var bumped = false
-            if logged == nil, feed != nil, connection.totalChanges != changesBefore || transaction.mayHaveWrittenBesidesRows {
-                // Rows changed but nothing is logged (rolled-back savepoints, internal tables), or a statement
-                // ran that may change the file without changing rows (a PRAGMA that writes the header): the
-                // file may still change, so tell other processes it was the library, not a foreign writer.
-                try ChangeLog.bumpBookkeeping(on: connection)
-                bumped = true
-            }
-            if let logged { writer.foreignWrites.didAppend(logged.sequence) }
-            try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: bumped || wroteBookkeeping, on: connection)
-            return result
-        }
-        writer.changeLog.didCommit(on: connection)
-        writer.foreignWrites.didCommit(on: connection)
-        if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
-        if let logged {
-            publisher.publishOwn(logged, log: ChangeLogReader(connection: connection))
-            writer.commitsSincePruning += 1
-            if writer.commitsSincePruning >= configuration.retention.pruneInterval {
-                writer.commitsSincePruning = 0
-                pruneAfterCommit(on: writer)
-            }
-        }
-        return CommittedWrite(value: result, sequence: logged?.sequence)
-    }
-
-    /// In a write transaction of a store with a change feed: when a foreign writer changed the file since
-    /// this writer's last commit (``ForeignWriteDetector/check(on:)``), or, given `position`, when the log
-    /// still stands where the feed saw the file change (``ForeignWriteDetector/logStands(at:on:)``), logs a
-    /// marker for it and returns it, to be published before anything else the transaction commits.
-    private func logForeignWriteIfAny(on writer: Writer, seenAt position: LogPosition? = nil) throws -> LoggedCommit? {
-        let detector = writer.foreignWrites
-        guard feed != nil,
-            try position.map({ try detector.logStands(at: $0, on: writer.connection) }) ?? detector.check(on: writer.connection)
-        else { return nil }
-        let marker = try ChangeLog.appendMarker(.externalChange, origin: nil, on: writer.connection)
-        writer.foreignWrites.didAppend(marker.sequence)
-        return marker
-    }
-
-    /// Takes the writer's turn and, in a transaction of its own, logs and publishes a foreign write if there
-    /// was one. Called by the change feed:
-    /// - with `position`, when it saw the file change while the log stood there: a foreign write if the log
-    ///   still stands there (if it moved, whoever moved it logged or hid the write, and the feed publishes
-    ///   from the log). When logging fails, this process's listeners are still told, without a log row.
-    /// - with nil, once this process stopped writing: a foreign write if the file changed since the writer's
-    ///   last commit with the log standing still (``ForeignWriteDetector/check(on:)``); the feed may have
-    ///   taken it for that commit. A failure is logged: the next write checks again.
-    func logForeignWrite(seenAt position: LogPosition?) {
-        do {
-            // Not counted as this process's write: the feed would take its end for a new burst of writes.
-            try writer.sync(countsAsWrite: false) { writer in
-                let connection = writer.connection
-                var marker: LoggedCommit?
-                try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer, seenAt: position) }
-                writer.foreignWrites.didCommit(on: connection)
-                if let marker { publisher.publishOwn(marker, log: ChangeLogReader(connection: connection)) }
-            }
-        } catch let error as StoreError where error.code == .transactionMisuse {
-            return  // the store closed meanwhile: nobody is left to tell
-        } catch {
-            configuration.logger.warning("could not log a foreign write", metadata: ["error": "\(error)"])
-            if position != nil { publisher.publishExternalChange() }
-        }
-    }
-
-    /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
-    /// the commit that triggered it succeeded.
-    private func pruneAfterCommit(on writer: Writer) {
-        let connection = writer.connection
-        let transaction = Transaction(connection: connection, kind: .write, capture: nil)
-        defer { transaction.end() }
-        do {
-            var foreignWrite: LoggedCommit?
-            _ = try connection.inTransaction {
-                foreignWrite = try logForeignWriteIfAny(on: writer)
-                _ = try Store.prune(transaction, policy: configuration.retention)
-                try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: true, on: connection)
-            }
-            writer.foreignWrites.didCommit(on: connection)
-            if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
-        } catch {
-            configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
         }
     }
 
