@@ -10,3 +10,46 @@ extension Statement: ColumnSource, ParameterSink {
         return Date.fromDatabaseValue(value(at: index))
     }
 }
+
+/// ``ColumnReading`` over a statement's current row: the core's `ColumnReader`, specialized for `Statement`
+/// here (its code is inlinable), behind the one protocol call ``RowReader`` makes per column.
+package struct StatementRowReader: ColumnReading {
+    private let statement: Statement
+
+    /// A reader of `statement`'s current row.
+    package init(_ statement: Statement) { self.statement = statement }
+
+    private var reader: ColumnReader<Statement> { ColumnReader(source: statement) }
+
+    // The four types records use most: read here, with direct calls to the statement; a missing column or a
+    // value of another kind goes to the shared reader, which throws the error it describes.
+
+    package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
+        if let index = statement.columnIndex(named: column), let value = statement.integerValue(at: index) { return value }
+        return try reader.decode(type, column)
+    }
+    package func decode(_ type: Double.Type, _ column: String) throws -> Double {
+        if let index = statement.columnIndex(named: column), let value = statement.numberValue(at: index) { return value }
+        return try reader.decode(type, column)
+    }
+    package func decode(_ type: String.Type, _ column: String) throws -> String {
+        if let index = statement.columnIndex(named: column), let value = statement.textValue(at: index) { return value }
+        return try reader.decode(type, column)
+    }
+    package func decode(_ type: Date.Type, _ column: String) throws -> Date {
+        if let index = statement.columnIndex(named: column), let value = statement.date(at: index) { return value }
+        return try reader.decode(type, column)
+    }
+    package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try reader.decode(type, column) }
+    package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
+        if let index = statement.columnIndex(named: column), let value = statement.integerValue(at: index) { return value }
+        return try reader.decodeIfPresent(type, column)
+    }
+    package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
+        if let index = statement.columnIndex(named: column), let value = statement.textValue(at: index) { return value }
+        return try reader.decodeIfPresent(type, column)
+    }
+    package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+        try reader.decodeIfPresent(type, column)
+    }
+}

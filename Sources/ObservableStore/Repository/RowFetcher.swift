@@ -52,7 +52,7 @@ enum RowFetcher {
         var results: [Fast] = []
         do {
             while try statement.step() {
-                results.append(try Fast(row: RowReader(columns: statement)))
+                results.append(try Fast(row: RowReader(reader: StatementRowReader(statement))))
             }
         } catch let error as DecodingError {
             throw RowFetcher.decodingFailed(T.self, table: table, error)
@@ -63,7 +63,7 @@ enum RowFetcher {
 
     /// One row through `Fast`'s ``/ObservableStoreCore/RowDecodable`` initializer; `Fast` is `T`.
     private static func decodeFast<T, Fast: RowDecodable>(_ type: T.Type, as fast: Fast.Type, from statement: Statement) throws -> T {
-        let value = try Fast(row: RowReader(columns: statement))
+        let value = try Fast(row: RowReader(reader: StatementRowReader(statement)))
         return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }
     }
 

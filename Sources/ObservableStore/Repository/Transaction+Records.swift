@@ -241,7 +241,7 @@ extension Transaction {
         defer { finish(statement) }
         try StoreError.wrapping { try statement.bind(key.databaseValue, at: 1) }
         guard try StoreError.wrapping({ try statement.step() }) else { return nil }
-        return try decode(R.self, from: statement, table: R.tableName)
+        return try RowFetcher.decode(R.self, from: statement, table: R.tableName)
     }
 
     /// Every record `query` selects, in its order.

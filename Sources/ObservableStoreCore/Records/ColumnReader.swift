@@ -43,21 +43,21 @@ package struct ColumnReader<Source: ColumnSource> {
 
     /// `column`'s value as `value` reads it, or the error `ColumnDecoder` throws when it reads nil (a value
     /// that is not the `expected` kind, NULL included).
-    @usableFromInline package func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
+    @inlinable package func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
         let index = try index(of: column)
         guard let result = value(index) else { throw mismatch(type, expected, index, column) }
         return result
     }
 
     /// Like ``read(_:_:_:_:)``, nil for NULL or no such column.
-    @usableFromInline package func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
+    @inlinable package func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
         guard let index = source.columnIndex(named: column) else { return nil }
         if let result = value(index) { return result }
         guard source.isNull(at: index) else { throw mismatch(type, expected, index, column) }
         return nil
     }
 
-    @usableFromInline package func index(of column: String) throws -> Int32 {
+    @inlinable package func index(of column: String) throws -> Int32 {
         guard let index = source.columnIndex(named: column) else {
             throw DecodingError.keyNotFound(
                 ColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column) in the row"))
@@ -66,7 +66,7 @@ package struct ColumnReader<Source: ColumnSource> {
     }
 
     /// The error `ColumnDecoder` throws for the same mismatch.
-    @usableFromInline package func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
+    @inlinable package func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
         ColumnDecoder(statement: source, index: index, column: column).mismatch(type, expected)
     }
 
@@ -89,4 +89,20 @@ package protocol ColumnReading {
     func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T?
 }
 
-extension ColumnReader: ColumnReading {}
+/// ``ColumnReading`` over a ``Row``: ``ColumnReader`` specialized for it.
+struct RowColumnReader: ColumnReading {
+    private let reader: ColumnReader<Row>
+
+    init(row: Row) { reader = ColumnReader(source: row) }
+
+    func decode(_ type: Int64.Type, _ column: String) throws -> Int64 { try reader.decode(type, column) }
+    func decode(_ type: Double.Type, _ column: String) throws -> Double { try reader.decode(type, column) }
+    func decode(_ type: String.Type, _ column: String) throws -> String { try reader.decode(type, column) }
+    func decode(_ type: Date.Type, _ column: String) throws -> Date { try reader.decode(type, column) }
+    func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try reader.decode(type, column) }
+    func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? { try reader.decodeIfPresent(type, column) }
+    func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? { try reader.decodeIfPresent(type, column) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+        try reader.decodeIfPresent(type, column)
+    }
+}

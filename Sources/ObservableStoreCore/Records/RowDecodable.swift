@@ -22,78 +22,54 @@ public protocol RowDecodable {
 /// The current row of a fetch, or a row of an event, for ``RowDecodable``. Columns are found by name,
 /// fastest when read in the order they were selected; a missing column or a value of the wrong storage class throws.
 public struct RowReader {
-    private let source: Source
+    /// The row's columns: an engine's statement on its current row (a fetch), or a ``Row`` (an event's old or
+    /// new row). One stored existential, called in place: a fetch reads every column of every row through it.
+    private let source: any ColumnReading
 
-    /// Where the values are: a statement's current row (a fetch), or a ``Row`` (an event's old or new row).
-    private enum Source {
-        case columns(any ColumnReading)
-        case row(Row)
-    }
-
-    /// Reads the current row of `columns` (an engine's statement).
-    package init(columns: some ColumnSource) { source = .columns(ColumnReader(source: columns)) }
+    /// Reads a row through `reader` (an engine's statement on its current row: the SQLite engine's
+    /// `StatementRowReader`).
+    package init(reader: any ColumnReading) { source = reader }
     /// Reads `row`.
-    package init(row: Row) { source = .row(row) }
-
-    // Each accessor reads through a `ColumnReader` specialized for its source: a fetch reads every column
-    // of every row it fetches, straight from the statement.
+    package init(row: Row) { source = RowColumnReader(row: row) }
 
     /// The integer in `column`.
     public func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
-        switch source {
-        case .columns(let reader): try reader.decode(type, column)
-        case .row(let row): try ColumnReader(source: row).decode(type, column)
-        }
+        try source.decode(type, column)
     }
+
     /// The number in `column`.
     public func decode(_ type: Double.Type, _ column: String) throws -> Double {
-        switch source {
-        case .columns(let reader): try reader.decode(type, column)
-        case .row(let row): try ColumnReader(source: row).decode(type, column)
-        }
+        try source.decode(type, column)
     }
+
     /// The text in `column`.
     public func decode(_ type: String.Type, _ column: String) throws -> String {
-        switch source {
-        case .columns(let reader): try reader.decode(type, column)
-        case .row(let row): try ColumnReader(source: row).decode(type, column)
-        }
+        try source.decode(type, column)
     }
+
     /// The date in `column` (RFC 3339 text, or seconds since 1970).
     public func decode(_ type: Date.Type, _ column: String) throws -> Date {
-        switch source {
-        case .columns(let reader): try reader.decode(type, column)
-        case .row(let row): try ColumnReader(source: row).decode(type, column)
-        }
+        try source.decode(type, column)
     }
+
     /// The value in `column`, of any `Decodable` type a record property may have.
     public func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T {
-        switch source {
-        case .columns(let reader): try reader.decode(type, column)
-        case .row(let row): try ColumnReader(source: row).decode(type, column)
-        }
+        try source.decode(type, column)
     }
 
     /// The integer in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
-        switch source {
-        case .columns(let reader): try reader.decodeIfPresent(type, column)
-        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
-        }
+        try source.decodeIfPresent(type, column)
     }
+
     /// The text in `column`, nil for NULL or no such column.
     public func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
-        switch source {
-        case .columns(let reader): try reader.decodeIfPresent(type, column)
-        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
-        }
+        try source.decodeIfPresent(type, column)
     }
+
     /// The value in `column`, nil for NULL or no such column.
     public func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
-        switch source {
-        case .columns(let reader): try reader.decodeIfPresent(type, column)
-        case .row(let row): try ColumnReader(source: row).decodeIfPresent(type, column)
-        }
+        try source.decodeIfPresent(type, column)
     }
 }
 
