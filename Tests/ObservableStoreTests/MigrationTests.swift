@@ -330,6 +330,12 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             #expect(changed?.code == .migrationConflict)
             #expect(changed?.message.hasPrefix("0002_step_2.sql was changed after it was applied (history sha256 deadbeef…") == true)
             #expect(changed?.message.hasSuffix("after review run `storectl migrate repair --accept 0002`") == true)
+            // The migrator (any policy that migrates) and the status check (storectl's) say it in the same words.
+            let migrating = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
+            let status = try Store(path: path, configuration: configuration(set, policy: .none))
+            let checked = #expect(throws: StoreError.self) { try status.migrationStatus().requireCurrent() }
+            status.close()
+            #expect(migrating?.message == changed?.message && checked?.message == changed?.message)
         }
     }
 

@@ -149,20 +149,15 @@ struct Migrator {
                 }
                 let migration = set.migrations[row.version - 1]
                 guard migration.checksum == row.checksum else {
-                    throw StoreError(
-                        .migrationConflict,
-                        "\(migration.id).sql was changed after it was applied (history sha256 \(row.checksum.prefix(12))…, "
-                            + "file \(migration.checksum.prefix(12))…); restore the file, or after review run "
-                            + "`storectl migrate repair --accept \(Migration.format(row.version))`")
+                    throw StoreError.migrationChanged(
+                        file: "\(migration.id).sql", version: row.version, recorded: row.checksum, current: migration.checksum)
                 }
             }
             let appliedVersions = Set(applied.map(\.version))
             if let newest = applied.last,
                 let gap = set.migrations.first(where: { $0.version < newest.version && !appliedVersions.contains($0.version) })
             {
-                throw StoreError(
-                    .migrationConflict,
-                    "\(gap.id).sql is pending but \(Migration.format(newest.version)) is already applied (out of order)")
+                throw StoreError.migrationOutOfOrder(file: "\(gap.id).sql", laterApplied: newest.version)
             }
         }
     }

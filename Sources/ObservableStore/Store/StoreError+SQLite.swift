@@ -16,15 +16,24 @@ extension StoreError {
     /// ``MigrationStatus/State/outOfOrder``): a ``/ObservableStoreCore/StoreError/Code/migrationConflict`` naming the file and,
     /// for a changed one, both checksums and the `storectl migrate repair` command that accepts the edit.
     public static func migrationConflict(_ entry: MigrationStatus.Entry) -> StoreError {
-        let file = entry.fileName
-        if entry.state == .outOfOrder {
-            return StoreError(.migrationConflict, "\(file) is pending but a later version is applied (out of order)")
-        }
-        return StoreError(
+        if entry.state == .outOfOrder { return migrationOutOfOrder(file: entry.fileName, laterApplied: nil) }
+        return migrationChanged(
+            file: entry.fileName, version: entry.version, recorded: entry.recordedChecksum ?? "?", current: entry.fileChecksum ?? "?")
+    }
+
+    /// `file` (version `version`) was changed after it was applied: the one message of the migrator, of
+    /// ``migrationConflict(_:)`` and so of storectl.
+    static func migrationChanged(file: String, version: Int, recorded: String, current: String) -> StoreError {
+        StoreError(
             .migrationConflict,
-            "\(file) was changed after it was applied (history sha256 \(entry.recordedChecksum?.prefix(12) ?? "?")…, "
-                + "file \(entry.fileChecksum?.prefix(12) ?? "?")…); after review run "
-                + "`storectl migrate repair --accept \(Migration.format(entry.version))`")
+            "\(file) was changed after it was applied (history sha256 \(recorded.prefix(12))…, file \(current.prefix(12))…); "
+                + "restore the file, or after review run `storectl migrate repair --accept \(Migration.format(version))`")
+    }
+
+    /// `file` is pending although a later version (`laterApplied`, when known) is applied.
+    static func migrationOutOfOrder(file: String, laterApplied: Int?) -> StoreError {
+        let later = laterApplied.map(Migration.format) ?? "a later version"
+        return StoreError(.migrationConflict, "\(file) is pending but \(later) is already applied (out of order)")
     }
 
     /// Wraps an error of the SQLite layer, keeping its code and SQL but not its arguments.
