@@ -282,7 +282,7 @@ private struct Shout: Record, RowEncodable {
                 ["x"], ["y", "name"], ["updated_at"], ["color"], ["width"], ["height"], ["x", "y"], ["name"],
                 ["created_at"], ["x", "x"], ["height", "color", "width"],
             ]
-            #expect(columnSets.count > RecentStatements.updateLimit)
+            #expect(columnSets.count > RecordStatements.updateLimit)
             try store.write { tx in
                 for round in 0..<3 {
                     for (set, columns) in columnSets.enumerated() {

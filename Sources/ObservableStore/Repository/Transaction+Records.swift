@@ -10,7 +10,7 @@ extension Transaction {
         var record = record
         if try !insertBindingDirectly(record) {
             let row = try encoded(record)
-            let sql = StatementTextCache.shared.sql(for: R.self, .insert, columns: row.columns) {
+            let sql = RecordStatements.texts.sql(for: R.self, .insert, columns: row.columns) {
                 "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
                     + "VALUES (\(placeholders(row.columns.count)))"
             }
@@ -29,29 +29,29 @@ extension Transaction {
     private func insertBindingDirectly<R: Record>(_ record: R) throws -> Bool {
         guard let known = lastInsertStatement(of: R.self) else { return false }
         let inserted = try runBindingDirectly(record, into: known)
-        if !inserted { recentStatements?.insert = nil }  // the general insert caches its columns: ask again next time
+        if !inserted { recordStatements?.insert = nil }  // the general insert caches its columns: ask again next time
         return inserted
     }
 
     /// The insert statement of `R`'s last insert, when `R` is ``/ObservableStoreCore/RowEncodable``: the writer's
-    /// ``RecentStatements``, else the shared ``StatementTextCache``'s entry (then kept as the writer's) if it
+    /// ``RecordStatements``, else the shared ``RecordStatements/texts``'s entry (then kept as the writer's) if it
     /// prepares here: another store of the process may have made it for a table with other columns.
-    private func lastInsertStatement<R: Record>(of type: R.Type) -> RecentStatements.Entry? {
+    private func lastInsertStatement<R: Record>(of type: R.Type) -> RecordStatements.Entry? {
         let id = ObjectIdentifier(R.self)
-        if let entry = recentStatements?.insert, entry.type == id { return entry }
+        if let entry = recordStatements?.insert, entry.type == id { return entry }
         guard let encodable = R.self as? any RowEncodable.Type,
-            let known = StatementTextCache.shared.entry(for: R.self, .insert),
+            let known = RecordStatements.texts.entry(for: R.self, .insert),
             (try? connection.cachedStatement(known.sql)) != nil
         else { return nil }
-        let entry = RecentStatements.Entry(
+        let entry = RecordStatements.Entry(
             type: id, encodable: encodable, columns: known.columns, parameters: nil, keyParameter: 0, sql: known.sql)
-        recentStatements?.insert = entry
+        recordStatements?.insert = entry
         return entry
     }
 
     /// Binds `record`'s values straight into `known`'s statement and runs it. Returns false, having run
     /// nothing, when the record writes other columns than `known` expects, or no key for an update's.
-    private func runBindingDirectly<R: Record>(_ record: R, into known: RecentStatements.Entry) throws -> Bool {
+    private func runBindingDirectly<R: Record>(_ record: R, into known: RecordStatements.Entry) throws -> Bool {
         try withStatement(known.sql, binding: { _ in }) { statement in
             statement.beginBinding()
             var writer = RowWriter(
@@ -74,7 +74,7 @@ extension Transaction {
     public func upsert<R: Record>(_ record: R) throws -> R {
         var record = record
         let row = try encoded(record)
-        let sql = StatementTextCache.shared.sql(for: R.self, .upsert, columns: row.columns) {
+        let sql = RecordStatements.texts.sql(for: R.self, .upsert, columns: row.columns) {
             let updates = row.columns.filter { $0 != R.primaryKey }.map { "\(quoted($0)) = excluded.\(quoted($0))" }
             return "INSERT INTO \(quoted(R.tableName)) (\(row.columns.map(quoted).joined(separator: ", "))) "
                 + "VALUES (\(placeholders(row.columns.count))) ON CONFLICT(\(quoted(R.primaryKey))) "
@@ -124,7 +124,7 @@ extension Transaction {
     }
 
     /// `UPDATE … SET` every column of `row` but the key `WHERE` the key is `row`'s.
-    private func update<R: Record>(_ row: EncodedRow, kind: StatementTextCache.Kind, _ type: R.Type) throws {
+    private func update<R: Record>(_ row: EncodedRow, kind: RecordStatements.Texts.Kind, _ type: R.Type) throws {
         let key = try primaryKeyValue(of: row, R.self)
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(row.values.count)
@@ -133,7 +133,7 @@ extension Transaction {
         }
         guard !arguments.isEmpty else { return }
         arguments.append(key)
-        let sql = StatementTextCache.shared.sql(for: R.self, kind, columns: row.columns) {
+        let sql = RecordStatements.texts.sql(for: R.self, kind, columns: row.columns) {
             updateSQL(R.self, setting: row.columns.filter { $0 != R.primaryKey })
         }
         try withStatement(sql, arguments) { statement in
@@ -155,7 +155,7 @@ extension Transaction {
     /// key (the caller updates it the general way then, with its checks: they passed for the kept one).
     private func updateBindingDirectly<R: Record>(_ record: R, columns: [String]?) throws -> Bool {
         let id = ObjectIdentifier(R.self)
-        guard let recent = recentStatements, let known = recent.update(of: id, requested: columns) else { return false }
+        guard let recent = recordStatements, let known = recent.update(of: id, requested: columns) else { return false }
         guard try runBindingDirectly(record, into: known) else {
             recent.forgetUpdate(of: id, requested: columns)
             return false
@@ -171,7 +171,7 @@ extension Transaction {
     /// After a general update of `record` wrote `columns` (nil: all), keeps its statement for the next update
     /// of the same type and columns to bind straight into, when the type is ``/ObservableStoreCore/RowEncodable``.
     private func keepUpdateStatement<R: Record>(of record: R, columns: [String]?) {
-        guard let recent = recentStatements, let encodable = R.self as? any RowEncodable.Type,
+        guard let recent = recordStatements, let encodable = R.self as? any RowEncodable.Type,
             let written = try? encoded(record).columns,
             Set(written).count == written.count  // a column written twice: leave it to the general update
         else { return }
@@ -181,7 +181,7 @@ extension Transaction {
             if column == R.primaryKey { return Int32(setting.count + 1) }
             return setting.firstIndex(of: column).map { Int32($0 + 1) } ?? 0
         }
-        let entry = RecentStatements.Entry(
+        let entry = RecordStatements.Entry(
             type: ObjectIdentifier(R.self), encodable: encodable, columns: written, parameters: parameters,
             keyParameter: Int32(setting.count + 1), sql: updateSQL(R.self, setting: setting))
         recent.keepUpdate(entry, requested: columns)

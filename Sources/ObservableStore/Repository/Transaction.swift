@@ -37,8 +37,8 @@ public final class Transaction {
     private let writerTimestamps: TimestampCache?
     /// The writer's recent insert and update statements; nil for reads and once the transaction has ended
     /// (as ``timestamps``).
-    var recentStatements: RecentStatements? { isActive ? writerRecentStatements : nil }
-    private let writerRecentStatements: RecentStatements?
+    var recordStatements: RecordStatements? { isActive ? writerRecordStatements : nil }
+    private let writerRecordStatements: RecordStatements?
     private(set) var isActive = true
     private var savepointDepth = 0
     /// What the write's statements may have done besides changing rows.
@@ -50,13 +50,13 @@ public final class Transaction {
 
     init(
         connection: Connection, kind: Kind, capture: ChangeCapture?, timestamps: TimestampCache? = nil,
-        recentStatements: RecentStatements? = nil
+        recordStatements: RecordStatements? = nil
     ) {
         self.connection = connection
         self.kind = kind
         self.capture = capture
         self.writerTimestamps = timestamps
-        self.writerRecentStatements = recentStatements
+        self.writerRecordStatements = recordStatements
     }
 
     func end() { isActive = false }

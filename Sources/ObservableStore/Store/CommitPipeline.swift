@@ -27,7 +27,7 @@ struct CommitPipeline: Sendable {
         writer.capture.reset()
         let transaction = Transaction(
             connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
-            recentStatements: writer.recentStatements)
+            recordStatements: writer.recordStatements)
         defer {
             transaction.end()
             writer.capture.reset()

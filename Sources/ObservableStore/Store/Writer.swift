@@ -13,7 +13,7 @@ final class Writer {
     /// The dates the writes' records carried last, formatted.
     let timestamps = TimestampCache()
     /// The insert and update statements the writes used recently.
-    let recentStatements = RecentStatements()
+    let recordStatements = RecordStatements()
     /// This process's logged commits since the change log was last pruned.
     var commitsSincePruning = 0
     /// Notices writes of programs that do not log, at the start of each write.

@@ -20,36 +20,68 @@ public protocol RowEncodable {
 }
 
 /// The columns a ``RowEncodable`` record writes, in order.
+///
+/// It either collects them (``row``: column names and values), or binds each value straight into a
+/// prepared statement's parameters (`binding`, the fast path of repeated inserts and updates).
 public struct RowWriter {
+    /// Collecting: the columns and values written so far.
     package var row = EncodedRow()
-    /// When set, the only columns kept; the others are skipped before their value is converted.
+    /// Collecting: when set, the only columns kept; the others are skipped before their value is converted.
     package let only: [String]?
     /// The writer's recently formatted dates, when encoding inside a write.
     package let timestamps: TimestampCache?
-    /// When set, values are bound straight into this statement's parameters (``parameters``) instead of
-    /// being collected in ``row``.
-    private let statement: (any ParameterSink)?
-    /// The columns the record is expected to write, in order, when binding straight into ``statement``.
-    private let expectedColumns: [String]
-    /// The parameter each of ``expectedColumns`` binds to, 0 for none; nil when they are 1, 2, 3, ….
-    private let parameters: [Int32]?
-    /// A parameter that must not be NULL (an update's key), 0 for none: NULL there gives the binding up.
-    private let nonNullParameter: Int32
-    /// The columns written so far, when binding straight into ``statement``.
-    private var writtenCount = 0
-    /// Set when the binding is given up: the record wrote a column other than the one expected next, or NULL
-    /// for ``nonNullParameter``.
-    package private(set) var wroteOtherColumns = false
-    /// The first bind that failed, when binding straight into ``statement``.
-    package private(set) var bindingError: (any Error)?
+    /// Binding: the statement and how far the record got; nil when collecting.
+    private var binding: Binding?
 
+    /// Binding straight into a statement: the columns the record must write, where each goes, how far it got.
+    private struct Binding {
+        let statement: any ParameterSink
+        /// The columns the record is expected to write, in order.
+        let expectedColumns: [String]
+        /// The parameter each of `expectedColumns` binds to, 0 for none; nil when they are 1, 2, 3, ….
+        let parameters: [Int32]?
+        /// A parameter that must not be NULL (an update's key), 0 for none: NULL there gives the binding up.
+        let nonNullParameter: Int32
+        /// The columns written so far.
+        var writtenCount = 0
+        /// Set when the binding is given up: the record wrote a column other than the one expected next, or
+        /// NULL for `nonNullParameter`.
+        var wroteOtherColumns = false
+        /// The first bind that failed.
+        var error: (any Error)?
+
+        /// Binds `value` to `column`'s parameter, or gives the binding up.
+        mutating func bind<Value: BindableValue>(_ value: Value?, _ column: String) {
+            guard let parameter = nextParameter(for: column) else { return }
+            guard parameter != nonNullParameter || !(value?.isNull ?? true) else {
+                wroteOtherColumns = true  // the general path reports a record without a key, before running anything
+                return
+            }
+            do {
+                if let value { try value.bind(to: statement, at: parameter) } else { try statement.bind(.null, at: parameter) }
+            } catch {
+                self.error = error
+            }
+        }
+
+        /// The parameter `column` binds to, if it is the column expected next and the statement uses it; a
+        /// column other than the expected one gives the binding up.
+        private mutating func nextParameter(for column: String) -> Int32? {
+            guard !wroteOtherColumns, error == nil else { return nil }
+            guard writtenCount < expectedColumns.count, expectedColumns[writtenCount] == column else {
+                wroteOtherColumns = true
+                return nil
+            }
+            writtenCount += 1
+            let parameter = parameters?[writtenCount - 1] ?? Int32(writtenCount)
+            return parameter > 0 ? parameter : nil
+        }
+    }
+
+    /// A writer that collects the columns (only those of `only`, when given).
     package init(capacity: Int, only: [String]? = nil, timestamps: TimestampCache? = nil) {
         self.only = only
         self.timestamps = timestamps
-        self.statement = nil
-        self.expectedColumns = []
-        self.parameters = nil
-        self.nonNullParameter = 0
         row.columns.reserveCapacity(capacity)
         row.values.reserveCapacity(capacity)
     }
@@ -64,16 +96,20 @@ public struct RowWriter {
     ) {
         self.only = nil
         self.timestamps = timestamps
-        self.statement = statement
-        self.expectedColumns = columns
-        self.parameters = parameters
-        self.nonNullParameter = nonNullParameter
+        self.binding = Binding(
+            statement: statement, expectedColumns: columns, parameters: parameters, nonNullParameter: nonNullParameter)
     }
 
-    /// Whether the record wrote exactly the expected columns, no NULL where none may go, and every bind
-    /// succeeded.
+    /// Binding: whether the binding was given up (the record wrote other columns, or NULL for the key).
+    package var wroteOtherColumns: Bool { binding?.wroteOtherColumns ?? false }
+    /// Binding: the first bind that failed.
+    package var bindingError: (any Error)? { binding?.error }
+
+    /// Binding: whether the record wrote exactly the expected columns, no NULL where none may go, and every
+    /// bind succeeded.
     package var boundEveryColumn: Bool {
-        !wroteOtherColumns && bindingError == nil && writtenCount == expectedColumns.count
+        guard let binding else { return false }
+        return !binding.wroteOtherColumns && binding.error == nil && binding.writtenCount == binding.expectedColumns.count
     }
 
     /// Writes `value` to `column` (nil is NULL).
@@ -102,35 +138,10 @@ public struct RowWriter {
     /// Writes `value` to `column`: bound when binding straight into a statement, else collected in ``row``.
     /// Either way it is converted only when the column is kept.
     private mutating func write<Value: BindableValue>(_ value: Value?, _ column: String) {
-        guard let statement else {
-            if let only, !only.contains(column) { return }
-            row.columns.append(column)
-            row.values.append(value?.databaseValue ?? .null)
-            return
-        }
-        guard let parameter = nextParameter(for: column) else { return }
-        guard parameter != nonNullParameter || !(value?.isNull ?? true) else {
-            wroteOtherColumns = true  // the general path reports a record without a key, before running anything
-            return
-        }
-        do {
-            if let value { try value.bind(to: statement, at: parameter) } else { try statement.bind(.null, at: parameter) }
-        } catch {
-            bindingError = error
-        }
-    }
-
-    /// The parameter `column` binds to, if it is the column expected next and the statement uses it; a
-    /// column other than the expected one gives the binding up.
-    private mutating func nextParameter(for column: String) -> Int32? {
-        guard !wroteOtherColumns, bindingError == nil else { return nil }
-        guard writtenCount < expectedColumns.count, expectedColumns[writtenCount] == column else {
-            wroteOtherColumns = true
-            return nil
-        }
-        writtenCount += 1
-        let parameter = parameters?[writtenCount - 1] ?? Int32(writtenCount)
-        return parameter > 0 ? parameter : nil
+        guard binding == nil else { return binding!.bind(value, column) }
+        if let only, !only.contains(column) { return }
+        row.columns.append(column)
+        row.values.append(value?.databaseValue ?? .null)
     }
 }
 
