@@ -426,7 +426,26 @@ import Testing
         #expect(errors.all.isEmpty)
         // A read inside a write's closure still refuses (it would not see a snapshot of its own).
         let refused = #expect(throws: StoreError.self) { try store.write { _ in try store.read { _ in 0 } } }
-        #expect(refused?.code == .transactionMisuse && refused?.message.contains("read called inside a write") == true)
+        #expect(refused?.code == .transactionMisuse && refused?.message.contains("read called inside another transaction") == true)
+        withExtendedLifetime(token) {}
+    }
+
+    /// The same direct read must not touch a closed store's connection: an immediate handler that closes an
+    /// in-memory store and then reads gets an error, not a freed handle.
+    @Test func anImmediateHandlerThatClosedAnInMemoryStoreCannotReadIt() throws {
+        let store = try Store(path: ":memory:")
+        let outcomes = Recorder<String>()
+        let token = store.listen("closer", options: ListenerOptions(immediate: true)) { _ in
+            store.close()
+            do {
+                _ = try store.read { try $0.fetchValue("SELECT 1") }
+                outcomes.append("read")
+            } catch let error as StoreError {
+                outcomes.append("\(error.code): \(error.message)")
+            }
+        }
+        try store.repository(NodeVO.self).insert(NodeVO(name: "a", x: 0, y: 0))
+        #expect(outcomes.all == ["transaction_misuse: the store is closed"])
         withExtendedLifetime(token) {}
     }
 }

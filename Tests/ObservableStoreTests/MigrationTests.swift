@@ -283,6 +283,11 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
             #expect(error?.code == .migrationConflict)
             #expect(error?.message == "0002_step_2.sql is pending but 0003 is already applied (out of order)")
+            // The status check (storectl's, and the requireCurrent policy's) says it in the same words.
+            let status = try Store(path: path, configuration: configuration(set, policy: .none))
+            defer { status.close() }
+            let checked = #expect(throws: StoreError.self) { try status.migrationStatus().requireCurrent() }
+            #expect(checked?.message == error?.message)
         }
     }
 

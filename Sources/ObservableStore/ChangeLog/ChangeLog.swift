@@ -2,47 +2,6 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-/// Where the change log stands, as seen in one snapshot.
-struct LogPosition: Equatable, Sendable {
-    /// The last sequence ever assigned (0 before the first commit).
-    var last: Int64
-    /// The oldest sequence still kept (0 when the log is empty).
-    var oldest: Int64
-    /// The bookkeeping counter of `_store_meta`.
-    var bookkeeping: Int64
-}
-
-/// A commit written to the change log, ready to be published once COMMIT succeeds; or read back from it.
-package struct LoggedCommit: ChangeLogEntry {
-    package var sequence: Int64
-    var committedAt: Date
-    var origin: String?
-    var payload: [UInt8]
-    var schemaChanged: Bool
-    /// A marker for a foreign write (see ``ChangeLog/appendMarker(_:origin:on:)``), not the library's commit.
-    package var isExternalChange = false
-
-    /// The payload's size.
-    package var encodedSize: Int { payload.count }
-
-    /// The commit with its payload decoded.
-    package func decoded() throws -> Commit {
-        Commit(
-            sequence: sequence, committedAt: committedAt, origin: origin, changes: try ChangePayload.decode(payload),
-            schemaChanged: schemaChanged, isExternalChange: isExternalChange)
-    }
-}
-
-/// How the change log stores a commit's changes.
-package enum ChangeLogLayout: Sendable {
-    /// One `_store_commits` row per commit, its changes in one binary payload (the default: measured
-    /// cheapest, see docs/OBSERVATION.md).
-    case payloadPerCommit
-    /// Also one `_store_changes` row per changed row (the alternative that was measured; the table
-    /// must exist). Kept for the measurement in `store-fixture measure-capture`.
-    case rowPerChange
-}
-
 /// Writes the captured changes of a transaction into `_store_commits`, just before COMMIT, on the
 /// writer connection. Keeps each table's column names and primary key, refreshed when the schema changes.
 ///

@@ -51,14 +51,14 @@ public struct MigrationStatus: Sendable {
     ///
     /// In this order: a version applied by newer code throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew``; a changed
     /// or out-of-order file throws ``/ObservableStoreCore/StoreError/Code/migrationConflict`` (see
-    /// ``ObservableStoreCore/StoreError/migrationConflict(_:)``); a pending file throws ``/ObservableStoreCore/StoreError/Code/migrationNeeded``,
+    /// ``conflictError(for:)``); a pending file throws ``/ObservableStoreCore/StoreError/Code/migrationNeeded``,
     /// naming the pending files.
     public func requireCurrent() throws {
         if let newest = unknown.last {
             let known = entries.filter { $0.set == newest.set && $0.state != .unknown }.map(\.version).max() ?? 0
             throw StoreError.schemaTooNew(db: newest.version, known: known, set: newest.set)
         }
-        if let conflict = conflicts.first { throw StoreError.migrationConflict(conflict) }
+        if let conflict = firstConflict { throw conflictError(for: conflict) }
         let pending = self.pending
         guard let first = pending.first else { return }
         let current = entries.filter { $0.set == first.set && $0.state == .applied }.map(\.version).max() ?? 0
@@ -73,6 +73,24 @@ public struct MigrationStatus: Sendable {
 }
 
 extension MigrationStatus {
+    /// The conflict the migrator reports first: in the first set that has one, a changed file, else a
+    /// pending one below an applied version.
+    public var firstConflict: Entry? {
+        for set in entries.map(\.set) {
+            let conflicts = self.conflicts.filter { $0.set == set }
+            if let conflict = conflicts.first(where: { $0.state == .changed }) ?? conflicts.first { return conflict }
+        }
+        return nil
+    }
+
+    /// The ``/ObservableStoreCore/StoreError/Code/migrationConflict`` error for `entry` (changed or out of
+    /// order), in the migrator's words: an out-of-order file names the applied version above it.
+    public func conflictError(for entry: Entry) -> StoreError {
+        guard entry.state == .outOfOrder else { return StoreError.migrationConflict(entry) }
+        let newest = entries.filter { $0.set == entry.set && [.applied, .changed].contains($0.state) }.map(\.version).max()
+        return StoreError.migrationOutOfOrder(file: entry.fileName, laterApplied: newest)
+    }
+
     /// Where every migration of `sets` stands, given the history rows (those of other sets are ignored).
     init(sets: [MigrationSet], history: [(set: String, version: Int, name: String, checksum: String, appliedAt: Date?)]) {
         var entries: [Entry] = []

@@ -88,9 +88,13 @@ final class SerializedWriter: @unchecked Sendable {
     /// from inside a write's transaction (it would see that write's uncommitted rows, not a snapshot).
     func read<T>(_ body: (Writer) throws -> T) throws -> T {
         if isInsideWrite {
+            // This thread holds `lock`: `isClosed` may be read.
+            guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
             guard !writer.connection.isInTransaction else {
                 throw StoreError(
-                    .transactionMisuse, "read called inside a write of an in-memory store: use the Transaction you were given")
+                    .transactionMisuse,
+                    "read called inside another transaction of an in-memory store (it reads on the writer): use the "
+                        + "Transaction you were given")
             }
             return try body(writer)
         }

@@ -32,7 +32,9 @@ struct Check: ParsableCommand {
             problems.append(error.message)
         }
         let status = try? store.migrationStatus()
-        for entry in status?.conflicts ?? [] { problems.append("migration history: " + StoreError.migrationConflict(entry).message) }
+        if let status {
+            for entry in status.conflicts { problems.append("migration history: " + status.conflictError(for: entry).message) }
+        }
         for entry in status?.unknown ?? [] {
             problems.append("migration history: \(Migration.format(entry.version))_\(entry.name) is newer than storectl (not a problem of the file)")
         }

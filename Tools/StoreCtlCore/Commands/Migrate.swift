@@ -30,7 +30,7 @@ struct Migrate: ParsableCommand {
                 ]
             }
             global.output.rows(["set", "version", "name", "state", "applied_at", "checksum"], rows)
-            if let conflict = status.conflicts.first { throw StoreError.migrationConflict(conflict) }
+            if let conflict = status.firstConflict { throw status.conflictError(for: conflict) }
             if !status.pending.isEmpty {
                 global.say("\(status.pending.count) pending; run `storectl migrate up`")
                 if exitCode { throw StoreError(.migrationNeeded, "\(status.pending.count) migrations pending") }
