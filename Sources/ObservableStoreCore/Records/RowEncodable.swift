@@ -21,7 +21,7 @@ public protocol RowEncodable {
 
 /// The columns a ``RowEncodable`` record writes, in order.
 ///
-/// It either collects them (``row``: column names and values), or binds each value straight into a
+/// It either collects them (`row`: column names and values), or binds each value straight into a
 /// prepared statement's parameters (`binding`, the fast path of repeated inserts and updates).
 public struct RowWriter {
     /// Collecting: the columns and values written so far.
@@ -135,7 +135,7 @@ public struct RowWriter {
         write(value.map { DateText(date: $0, timestamps: timestamps) }, column)
     }
 
-    /// Writes `value` to `column`: bound when binding straight into a statement, else collected in ``row``.
+    /// Writes `value` to `column`: bound when binding straight into a statement, else collected in `row`.
     /// Either way it is converted only when the column is kept.
     private mutating func write<Value: BindableValue>(_ value: Value?, _ column: String) {
         guard binding == nil else { return binding!.bind(value, column) }

@@ -1,0 +1,23 @@
+import ObservableStoreCore
+
+extension DurableCommit {
+    /// Moves the listener's cursor past this commit inside `transaction`, so that the handler's own
+    /// writes and the acknowledgement commit together (exactly-once effects). Without it, the store
+    /// acknowledges after the handler returns (at-least-once).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try store.listenDurably("mailer", filter: .table("user_info")) { event in
+    ///     guard case .commit(let delivery) = event else { return }
+    ///     try store.write { tx in
+    ///         try tx.execute("INSERT INTO outbox (seq) VALUES (?)", [delivery.commit.sequence])
+    ///         try delivery.acknowledge(in: tx)
+    ///     }
+    /// }
+    /// ```
+    public func acknowledge(in transaction: Transaction) throws {
+        try DurableCursor.advance(listenerName, to: commit.sequence, in: transaction)
+        acknowledged.value = true
+    }
+}
