@@ -16,7 +16,7 @@ import Testing
                 guard let change = commit.changes.first(where: { $0.key == [.text("a")] }) else { return .skip }
                 return .deliver(change.new?["value"].flatMap { if case .integer(let value) = $0 { value } else { nil } })
             },
-            deliver: { values.append($0) })
+            deliver: { value, _ in values.append(value) })
         engine.commit(["a": 2])
         engine.commit(["b": 5])  // not about "a": skipped
         engine.commitElsewhere([:], external: true)

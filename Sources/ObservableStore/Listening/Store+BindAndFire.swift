@@ -79,6 +79,6 @@ extension Store {
     ) throws -> ListenerToken {
         try ValueBinding.bind(
             name, filter: filter, options: options, engine: self, registry: registry, fetch: fetch, apply: apply,
-            deliver: deliver)
+            deliver: { value, _ in deliver(value) })
     }
 }

@@ -34,7 +34,7 @@ package final class ListenerRegistry: Sendable {
     }
 
     private struct WeakChannel {
-        weak var channel: EventChannel?
+        weak var channel: (any FinishableChannel)?
     }
 
     /// A registry whose listeners log through `logger`, tell `errorHandler` about each error a handler
@@ -115,7 +115,7 @@ package final class ListenerRegistry: Sendable {
     }
 
     /// Remembers `channel` so that closing the store ends its sequence.
-    package func track(_ channel: EventChannel) {
+    package func track(_ channel: any FinishableChannel) {
         let closed = state.withLock { state -> Bool in
             state.channels.removeAll { $0.channel == nil }
             if !state.isClosed { state.channels.append(WeakChannel(channel: channel)) }
@@ -126,7 +126,7 @@ package final class ListenerRegistry: Sendable {
 
     /// Ends every change sequence, removes every listener and stops the delivery thread (the store is closing).
     package func close() {
-        let (listeners, open) = state.withLock { state -> ([Listener], [EventChannel]) in
+        let (listeners, open) = state.withLock { state -> ([Listener], [any FinishableChannel]) in
             let listeners = state.immediate.all.listeners + state.queued.all.listeners
             let open = state.channels.compactMap(\.channel)
             state = State()

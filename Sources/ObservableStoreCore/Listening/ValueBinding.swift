@@ -17,16 +17,18 @@ package enum ValueBinding {
     }
 
     /// Binds listener `name` of `registry` to the value `fetch` reads from `engine`'s snapshots: calls
-    /// `deliver` with it now, then as `apply` says after each commit matching `filter`.
+    /// `deliver` with it and the commit sequence it reflects now, then as `apply` says after each commit
+    /// matching `filter`. A stream's listener (`isStream`) has no name in the registry.
     package static func bind<Engine: StoreEngine, Value: Sendable>(
-        _ name: String, filter: ChangeFilter, options: ListenerOptions, engine: Engine, registry: ListenerRegistry,
+        _ name: String, filter: ChangeFilter, options: ListenerOptions, isStream: Bool = false, engine: Engine,
+        registry: ListenerRegistry,
         fetch: @escaping @Sendable (Engine.Snapshot) throws -> Value,
         apply: @escaping @Sendable (Commit) throws -> Step<Value>,
-        deliver: @escaping @Sendable (Value) -> Void
+        deliver: @escaping @Sendable (Value, Int64) -> Void
     ) throws -> ListenerToken {
         let weakEngine = WeakReference(engine)
         let reflected = LockedValue<Int64>(0)
-        let listener = registry.makeListener(name, filter: filter, options: options, held: true) { event in
+        let listener = registry.makeListener(name, filter: filter, options: options, held: true, isStream: isStream) { event in
             guard let engine = weakEngine.object else { return false }
             var step = Step<Value>.refetch
             if case .commit(let commit) = event {
@@ -36,18 +38,18 @@ package enum ValueBinding {
             }
             switch step {
             case .skip: break
-            case .deliver(let value): deliver(value)
+            case .deliver(let value): deliver(value, reflected.value)
             case .refetch:
                 let (value, sequence) = try engine.readSnapshot(fetch)
                 reflected.value = sequence
-                deliver(value)
+                deliver(value, sequence)
             }
             return true
         }
         let token = registry.register(listener)
         let (value, sequence) = try engine.readSnapshot(fetch)
         reflected.value = sequence
-        listener.release(after: sequence) { deliver(value) }
+        listener.release(after: sequence) { deliver(value, sequence) }
         return token
     }
 }

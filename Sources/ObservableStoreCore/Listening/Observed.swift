@@ -1,0 +1,10 @@
+/// One value of an observed read, and the commit sequence it reflects: every commit up to `sequence` is in
+/// it, none after.
+public struct Observed<Value: Sendable>: Sendable {
+    /// The value read.
+    public let value: Value
+    /// The last commit sequence the value reflects.
+    public let sequence: Int64
+}
+
+extension Observed: Equatable where Value: Equatable {}
