@@ -58,7 +58,8 @@ package final class LatestValueChannel<Value: Sendable>: Sendable {
         let (waiting, listener) = state.withLock { state -> (CheckedContinuation<Observed<Value>?, any Error>?, ListenerToken?) in
             guard !state.isFinished else { return (nil, nil) }
             state.isFinished = true
-            state.failure = error
+            // A waiting consumer gets the error now; a later one after what is pending, once.
+            if state.waiter == nil { state.failure = error }
             defer { (state.waiter, state.token) = (nil, nil) }
             return (state.waiter, state.token)
         }

@@ -1,0 +1,37 @@
+import ObservableStoreCore
+import Testing
+
+/// The rules of an observed value, at the channel: newer and different values only, the latest wins, an
+/// error once then the end.
+@Suite(.timeLimit(.minutes(3))) struct LatestValueChannelTests {
+    private struct Failure: Error {}
+
+    @Test func onlyANewerDifferentValueIsAcceptedAndTheLatestWins() async throws {
+        let channel = LatestValueChannel<Int>(isSame: ==)
+        let values = ObservedValues(channel: channel)
+        channel.offer(10, sequence: 3)
+        channel.offer(10, sequence: 4)  // the same value again: dropped
+        channel.offer(11, sequence: 2)  // older: dropped
+        var iterator = values.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first?.value == 10 && first?.sequence == 3)
+        channel.offer(12, sequence: 5)
+        channel.offer(13, sequence: 6)  // not taken yet: replaces 12
+        let second = try await iterator.next()
+        #expect(second?.value == 13 && second?.sequence == 6)
+        channel.offer(12, sequence: 7)  // differs from the last accepted (13): accepted, though 12 was seen
+        let third = try await iterator.next()
+        #expect(third?.value == 12 && third?.sequence == 7)
+    }
+
+    @Test func aFailureEndsTheSequenceAfterWhatIsPendingOnce() async throws {
+        let channel = LatestValueChannel<Int>(isSame: ==)
+        var iterator = ObservedValues(channel: channel).makeAsyncIterator()
+        channel.offer(1, sequence: 1)
+        channel.fail(Failure())
+        channel.offer(2, sequence: 2)  // after the end: dropped
+        #expect(try await iterator.next()?.value == 1)
+        await #expect(throws: Failure.self) { _ = try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+    }
+}
