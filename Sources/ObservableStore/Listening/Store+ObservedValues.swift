@@ -12,8 +12,8 @@ extension Store {
         try observeQuery(query, isSame: ==)
     }
 
-    /// Like ``values(of:)-(Query<R>)``, for a record type that is not `Equatable`: records are compared by the
-    /// values of their columns.
+    /// The same for a record type that is not `Equatable`: its records are compared by the values of their
+    /// columns.
     public func values<R: Record>(of query: Query<R>) throws -> ObservedValues<[R]> {
         try observeQuery(query) { old, new in
             old.count == new.count && zip(old, new).allSatisfy { Store.sameColumns($0, $1) }
