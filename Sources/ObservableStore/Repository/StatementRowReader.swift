@@ -4,8 +4,8 @@ import StoreSQLite
 
 /// `ColumnReading` over a statement's current row, behind the one protocol call `RowReader` makes per
 /// column: the common types straight from the statement, the rest (and every error) through the core's
-/// `ColumnReader`, specialized for `Statement` here (its code is inlinable). Reading through the generic
-/// `ColumnReader` alone made fetches twice as slow (`fetch_all`, measured when the core module was split off).
+/// `ColumnReader`, which reaches `Statement` unspecialized across the module boundary: reading every column
+/// through it made fetches twice as slow (`fetch_all`, measured when the core module was split off).
 struct StatementRowReader: ColumnReading {
     private let statement: Statement
 

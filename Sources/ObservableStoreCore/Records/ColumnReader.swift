@@ -4,60 +4,60 @@ import Foundation
 /// for it: Int64, Double, String and Date are read straight from the source (one column lookup each), not
 /// through a `ColumnDecoder`.
 ///
-/// Inlinable: an engine specializes it for its statement type (``ColumnReading`` over the SQLite engine's
-/// `Statement` is `StatementRowReader`), so that a fetch reads each column through direct calls, not through
-/// the generic code and the statement's protocol witnesses (which made a fetch twice as slow).
+/// Across the module boundary an engine's statement reaches it unspecialized (generic code, protocol witnesses
+/// for every column: a fetch through it alone was twice as slow, `fetch_all`). So the SQLite engine's
+/// `StatementRowReader` reads the common types itself and comes here only for the others and for errors.
 package struct ColumnReader<Source: ColumnSource> {
     package let source: Source
 
     /// A reader of `source`'s current row.
-    @inlinable package init(source: Source) { self.source = source }
+    package init(source: Source) { self.source = source }
 
-    @inlinable package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
+    package func decode(_ type: Int64.Type, _ column: String) throws -> Int64 {
         try read(type, column, "INTEGER", source.integerValue)
     }
-    @inlinable package func decode(_ type: Double.Type, _ column: String) throws -> Double {
+    package func decode(_ type: Double.Type, _ column: String) throws -> Double {
         try read(type, column, "REAL", source.numberValue)
     }
-    @inlinable package func decode(_ type: String.Type, _ column: String) throws -> String {
+    package func decode(_ type: String.Type, _ column: String) throws -> String {
         try read(type, column, "TEXT", source.textValue)
     }
-    @inlinable package func decode(_ type: Date.Type, _ column: String) throws -> Date {
+    package func decode(_ type: Date.Type, _ column: String) throws -> Date {
         try read(type, column, "a date", source.date)
     }
-    @inlinable package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
+    package func decode<T: Decodable>(_ type: T.Type, _ column: String) throws -> T { try decoder(column).decode(type) }
 
-    @inlinable package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
+    package func decodeIfPresent(_ type: Int64.Type, _ column: String) throws -> Int64? {
         try readIfPresent(type, column, "INTEGER", source.integerValue)
     }
-    @inlinable package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
+    package func decodeIfPresent(_ type: String.Type, _ column: String) throws -> String? {
         try readIfPresent(type, column, "TEXT", source.textValue)
     }
-    @inlinable package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
+    package func decodeIfPresent<T: Decodable>(_ type: T.Type, _ column: String) throws -> T? {
         try present(column).map { try $0.decode(type) }
     }
 
-    @usableFromInline package func decoder(_ column: String) throws -> ColumnDecoder<Source> {
+    private func decoder(_ column: String) throws -> ColumnDecoder<Source> {
         ColumnDecoder(statement: source, index: try index(of: column), column: column)
     }
 
     /// `column`'s value as `value` reads it, or the error `ColumnDecoder` throws when it reads nil (a value
     /// that is not the `expected` kind, NULL included).
-    @inlinable package func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
+    private func read<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T {
         let index = try index(of: column)
         guard let result = value(index) else { throw mismatch(type, expected, index, column) }
         return result
     }
 
     /// Like ``read(_:_:_:_:)``, nil for NULL or no such column.
-    @inlinable package func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
+    private func readIfPresent<T>(_ type: T.Type, _ column: String, _ expected: String, _ value: (Int32) -> T?) throws -> T? {
         guard let index = source.columnIndex(named: column) else { return nil }
         if let result = value(index) { return result }
         guard source.isNull(at: index) else { throw mismatch(type, expected, index, column) }
         return nil
     }
 
-    @inlinable package func index(of column: String) throws -> Int32 {
+    private func index(of column: String) throws -> Int32 {
         guard let index = source.columnIndex(named: column) else {
             throw DecodingError.keyNotFound(
                 ColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column) in the row"))
@@ -66,11 +66,11 @@ package struct ColumnReader<Source: ColumnSource> {
     }
 
     /// The error `ColumnDecoder` throws for the same mismatch.
-    @inlinable package func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
+    private func mismatch(_ type: Any.Type, _ expected: String, _ index: Int32, _ column: String) -> DecodingError {
         ColumnDecoder(statement: source, index: index, column: column).mismatch(type, expected)
     }
 
-    @usableFromInline package func present(_ column: String) -> ColumnDecoder<Source>? {
+    private func present(_ column: String) -> ColumnDecoder<Source>? {
         guard let index = source.columnIndex(named: column), !source.isNull(at: index) else { return nil }
         return ColumnDecoder(statement: source, index: index, column: column)
     }
