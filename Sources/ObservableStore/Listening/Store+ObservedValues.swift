@@ -41,11 +41,14 @@ extension Store {
             })
     }
 
-    private func observeQuery<R: Record>(_ query: Query<R>, isSame: @escaping @Sendable ([R], [R]) -> Bool) throws
-        -> ObservedValues<[R]>
-    {
-        try observe(
-            filter: .table(R.tableName), fetch: { tx in try tx.fetchAll(query) }, apply: { _ in .refetch }, isSame: isSame)
+    /// `query` observed through `state` (tests pass theirs to count its reads).
+    func observeQuery<R: Record>(
+        _ query: Query<R>, state: ObservedQueryState<R>? = nil, isSame: @escaping @Sendable ([R], [R]) -> Bool
+    ) throws -> ObservedValues<[R]> {
+        let state = state ?? ObservedQueryState(query)
+        return try observe(
+            filter: .table(R.tableName), fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) },
+            isSame: isSame)
     }
 
     /// Binds a stream listener (no name) to the value `fetch` reads, through a channel that keeps the latest
@@ -57,8 +60,10 @@ extension Store {
     ) throws -> ObservedValues<Value> {
         let channel = LatestValueChannel<Value>(isSame: isSame)
         // A read that fails ends the sequence with its error, instead of going to the listener error handler.
+        // The listener keeps the default buffer: a burst of commits is judged one by one (most are skipped or
+        // applied without reading); only an overflow makes it read again. The channel coalesces the values.
         let token = try ValueBinding.bind(
-            "values-\(UUID().uuidString)", filter: filter, options: ListenerOptions(bufferSize: 1), isStream: true,
+            "values-\(UUID().uuidString)", filter: filter, options: ListenerOptions(), isStream: true,
             engine: self, registry: registry,
             fetch: { tx in Result { try fetch(tx) } },
             apply: { commit in

@@ -14,28 +14,14 @@
 /// ```
 public struct Query<R: Record>: Sendable {
     /// How a column is compared with a value.
-    public enum Comparison: String, Sendable {
-        /// `=`
-        case equal = "="
-        /// `<>`
-        case notEqual = "<>"
-        /// `<`
-        case lessThan = "<"
-        /// `<=`
-        case lessThanOrEqual = "<="
-        /// `>`
-        case greaterThan = ">"
-        /// `>=`
-        case greaterThanOrEqual = ">="
-        /// `LIKE` (case-insensitive for ASCII, `%` and `_` wildcards)
-        case like = "LIKE"
-        /// `GLOB` (case-sensitive, `*` and `?` wildcards)
-        case glob = "GLOB"
-    }
+    public typealias Comparison = QueryComparison
 
     package struct Condition: Sendable {
         package var sql: String
         package var arguments: [DatabaseValue]
+        /// What the SQL says, for an engine that evaluates the condition on a row in memory; nil for
+        /// `filter(sql:)` and the keyset condition, which only the database evaluates.
+        package var predicate: QueryPredicate?
     }
 
     package struct Ordering: Sendable {
@@ -54,28 +40,37 @@ public struct Query<R: Record>: Sendable {
 
     /// Keeps records whose `column` compares to `value` as asked. `value` is bound, never spliced into SQL.
     public func filter(_ column: String, _ comparison: Comparison, _ value: some DatabaseValueConvertible) -> Query {
-        adding(Condition(sql: "\(quoted(column)) \(comparison.rawValue) ?", arguments: [value.databaseValue]))
+        let bound = value.databaseValue
+        return adding(
+            Condition(
+                sql: "\(quoted(column)) \(comparison.rawValue) ?", arguments: [bound],
+                predicate: .compare(column: column, comparison, bound)))
     }
 
     /// Keeps records whose `column` equals `value` (`IS NULL` when `value` is nil).
     public func filter(_ column: String, equals value: some DatabaseValueConvertible) -> Query {
         let bound = value.databaseValue
-        if bound.isNull { return adding(Condition(sql: "\(quoted(column)) IS NULL", arguments: [])) }
+        if bound.isNull {
+            return adding(Condition(sql: "\(quoted(column)) IS NULL", arguments: [], predicate: .isNull(column: column)))
+        }
         return filter(column, .equal, value)
     }
 
     /// Keeps records whose `column` is one of `values` (none, when `values` is empty).
     public func filter(_ column: String, in values: [some DatabaseValueConvertible]) -> Query {
-        guard !values.isEmpty else { return adding(Condition(sql: "0", arguments: [])) }
+        guard !values.isEmpty else { return adding(Condition(sql: "0", arguments: [], predicate: .never)) }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        return adding(Condition(sql: "\(quoted(column)) IN (\(marks))", arguments: values.map(\.databaseValue)))
+        let bound = values.map(\.databaseValue)
+        return adding(
+            Condition(
+                sql: "\(quoted(column)) IN (\(marks))", arguments: bound, predicate: .oneOf(column: column, bound)))
     }
 
     /// Keeps records matching an SQL expression with `?` placeholders, e.g. `"x + y > ?"`.
     ///
     /// The expression is SQL written by the caller: pass user input only through `arguments`.
     public func filter(sql: String, arguments: [any DatabaseValueConvertible] = []) -> Query {
-        adding(Condition(sql: "(\(sql))", arguments: arguments.map(\.databaseValue)))
+        adding(Condition(sql: "(\(sql))", arguments: arguments.map(\.databaseValue), predicate: nil))
     }
 
     /// Sorts by `column` (then by the previous orderings' ties, then by the primary key).
@@ -147,7 +142,7 @@ public struct Query<R: Record>: Sendable {
             arguments.append(try value(of: ordering.column, in: row))
             alternatives.append("(" + terms.joined(separator: " AND ") + ")")
         }
-        return Condition(sql: "(" + alternatives.joined(separator: " OR ") + ")", arguments: arguments)
+        return Condition(sql: "(" + alternatives.joined(separator: " OR ") + ")", arguments: arguments, predicate: nil)
     }
 
     private func value(of column: String, in row: EncodedRow) throws -> DatabaseValue {
