@@ -43,7 +43,7 @@ final class GRDBContender {
     }
 
     let pool: DatabasePool
-    private let queue = DispatchQueue(label: "grdb-observation")
+    let queue = DispatchQueue(label: "grdb-observation")
 
     init(directory: URL) throws {
         var configuration = Configuration()
@@ -160,6 +160,10 @@ final class GRDBContender {
             withExtendedLifetime(cancellables) {}
             if workload == .memoryListeners { return Measurement(peakBytes: peakResidentBytes()) }
             return Measurement(seconds: elapsed / Double(Workload.fanoutCommits))
+        case .observedQueryIrrelevant10k, .observedQueryIrrelevant100k, .observedQueryIrrelevant1M:
+            return try observedQueryIrrelevant(workload)
+        case .observedQueryRelevant:
+            return try observedQueryRelevant()
         case .bigTable10k, .bigTable100k, .bigTable1M:
             try fill(workload.tableSize)
             // ValueObservation needs the rows: it refetches the table after each commit.

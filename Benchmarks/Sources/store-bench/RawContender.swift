@@ -261,6 +261,10 @@ final class RawContender {
             try check(received == Workload.fanoutListeners * Workload.fanoutCommits, "raw fanout events")
             if workload == .memoryListeners { return Measurement(peakBytes: peakResidentBytes()) }
             return Measurement(seconds: elapsed / Double(Workload.fanoutCommits))
+        case .observedQueryIrrelevant10k, .observedQueryIrrelevant100k, .observedQueryIrrelevant1M:
+            return try observedQueryIrrelevantFloor(workload)
+        case .observedQueryRelevant:
+            return Measurement(unsupported: "raw SQLite has no observation")
         case .bigTable10k, .bigTable100k, .bigTable1M:
             try fill(workload.tableSize)
             // A listener that needs the changed rows: the update hook gives the rowid; read that row.
@@ -380,11 +384,17 @@ final class RawContender {
 }
 
 extension Workload {
+    /// observed_query_*: the live query's `x > k` bound (rows have x = index).
+    var observedQueryBound: Double { Double(tableSize) * 0.9 }
+
+    /// observed_query_irrelevant's `commit`th changed row: one outside the live query's result.
+    func irrelevantRowID(_ commit: Int) -> Int64 { Int64(commit * 37 % (Int(observedQueryBound) - 10) + 1) }
+
     var tableSize: Int {
         switch self {
-        case .bigTable10k: 10_000
-        case .bigTable100k: 100_000
-        case .bigTable1M: 1_000_000
+        case .bigTable10k, .observedQueryIrrelevant10k, .observedQueryRelevant: 10_000
+        case .bigTable100k, .observedQueryIrrelevant100k: 100_000
+        case .bigTable1M, .observedQueryIrrelevant1M: 1_000_000
         default: 0
         }
     }

@@ -116,6 +116,10 @@ final class StoreContender {
             return Measurement(seconds: elapsed / Double(Workload.fanoutCommits))
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return try filteredFanout(listeners: workload == .observeFanoutFiltered ? Workload.filteredFanoutListeners : 1)
+        case .observedQueryIrrelevant10k, .observedQueryIrrelevant100k, .observedQueryIrrelevant1M:
+            return try observedQueryIrrelevant(workload)
+        case .observedQueryRelevant:
+            return try observedQueryRelevant()
         case .bigTable10k, .bigTable100k, .bigTable1M:
             try fill(workload.tableSize)
             // The changed rows come with the event: nothing to refetch.

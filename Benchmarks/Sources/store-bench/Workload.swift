@@ -59,6 +59,15 @@ enum Workload: String, CaseIterable {
     case crossProcess = "cross_process"
     case memoryFetchAll = "memory_fetch_all"
     case memoryListeners = "memory_1000_listeners"
+    /// A live query `x > k ORDER BY name LIMIT 50` (index on `x`, k = 90% of the table) while each commit
+    /// changes a row outside its result: seconds per commit until the observer has caught up (issue 18). Raw:
+    /// the same commits with no observer, the floor.
+    case observedQueryIrrelevant10k = "observed_query_irrelevant_10k"
+    case observedQueryIrrelevant100k = "observed_query_irrelevant_100k"
+    case observedQueryIrrelevant1M = "observed_query_irrelevant_1m"
+    /// The same live query on 10k rows, each commit changing a row inside its result: commit → the new value,
+    /// p50 and p99 (raw has no observation).
+    case observedQueryRelevant = "observed_query_relevant"
 
     /// Whether the store runs this case with change tracking off.
     var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }
@@ -75,6 +84,9 @@ enum Workload: String, CaseIterable {
     /// The row every commit of observe_fanout_filtered updates (the key of the matching listener).
     static let filteredFanoutKey: Int64 = 5_000
     static let bigTableCommits = 200
+    /// observed_query_*: commits per run, and the live query's limit.
+    static let observedQueryCommits = 200
+    static let observedQueryLimit = 50
 
     /// fetch_by_id's keys: `lookups` ids of the filled table, drawn from a fixed seed, the same for every contender.
     static func lookupIDs() -> [Int64] {
