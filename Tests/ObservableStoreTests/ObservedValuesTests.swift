@@ -119,4 +119,38 @@ import Testing
             task.cancel()
         }
     }
+
+    /// A record whose `count` column the test fills with text, which does not decode as an integer.
+    struct Counter: Record, Equatable {
+        typealias Key = Int64
+        static let tableName = "counters"
+        var id: Int64
+        var count: Int
+    }
+
+    @Test func aChangedRowThatDoesNotDecodeEndsTheSequenceWithTheError() async throws {
+        try await withTemporaryStore { store, _ in
+            try await store.write { tx in
+                try tx.execute("CREATE TABLE counters (id INTEGER PRIMARY KEY, count)")
+                try tx.execute("INSERT INTO counters VALUES (1, 1)")
+            }
+            let values = try store.value(of: Counter.self, key: 1)
+            let received = Recorder<Int?>()
+            let failure = Locked<String?>(nil)
+            let task = Task {
+                do {
+                    for try await element in values { received.append(element.value?.count) }
+                } catch {
+                    failure.value = "\(error)"
+                }
+            }
+            try await waitUntil("the first value") { received.count == 1 }
+            try await store.write { try $0.execute("UPDATE counters SET count = 'many' WHERE id = 1") }
+            try await waitUntil("the sequence to end with the error") { failure.value != nil }
+            #expect(received.all == [1])
+            #expect(failure.value?.contains("count") == true)
+            try await waitUntil("the listener to be removed") { store.registry.streamCount == 0 }
+            task.cancel()
+        }
+    }
 }

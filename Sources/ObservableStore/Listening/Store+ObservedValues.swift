@@ -67,10 +67,14 @@ extension Store {
             engine: self, registry: registry,
             fetch: { tx in Result { try fetch(tx) } },
             apply: { commit in
-                switch try apply(commit) {
-                case .skip: .skip
-                case .refetch: .refetch
-                case .deliver(let value): .deliver(.success(value))
+                do {
+                    switch try apply(commit) {
+                    case .skip: return .skip
+                    case .refetch: return .refetch
+                    case .deliver(let value): return .deliver(.success(value))
+                    }
+                } catch {
+                    return .deliver(.failure(error))  // a changed row that does not decode ends the sequence too
                 }
             },
             deliver: { [weak channel] result, sequence in
