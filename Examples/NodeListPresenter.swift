@@ -5,9 +5,9 @@ import ObservableStore
 /// view the nodes' names, now and after each change to the nodes.
 ///
 /// The pattern: a view is owned by whatever shows it (a window, a navigation stack), never by the presenter. The
-/// presenter attaches a view as the owner of a store listener (``/ObservableStore/Store/listen(_:owner:filter:options:handler:)``),
-/// which holds it weakly: a released view is not kept alive, receives nothing, and its listener removes itself
-/// at the next change. There is nothing to detach.
+/// presenter attaches a view as the owner of a store listener
+/// (``/ObservableStore/Store/listen(_:owner:filter:options:handler:)``), which holds it weakly: a released view is
+/// not kept alive, receives nothing, and its listener removes itself at the next change. There is nothing to detach.
 ///
 /// For example:
 ///

@@ -34,7 +34,8 @@ public final class UserNameListeners: Sendable {
     /// Calls `listener` with the user's name now (nil while there is no such user), then each time it changes.
     /// A listener already registered under `name` is replaced: it is not called again.
     public func bindAndFireNameListener(_ name: String, _ listener: @escaping @Sendable (String?) -> Void) throws {
-        let token = try store.bindAndFire(storeListenerName(name), UserInfo.self, key: userID, \.name, handler: listener)
+        let token = try store.bindAndFire(
+            storeListenerName(name), UserInfo.self, key: userID, \.name, handler: listener)
         // The store replaced the old listener of that name; releasing its token does not touch the new one.
         let replaced = tokens.withLock { $0.updateValue(token, forKey: name) }
         _ = replaced

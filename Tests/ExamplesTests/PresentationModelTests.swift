@@ -25,9 +25,8 @@ import Testing
             // The other view: `storectl watch` in another process, printing every change to the nodes from now on.
             // (It exits at its timeout: after its fourth event it still waits for one more commit before it exits.)
             let before = try store.lastSequence()
-            let watcher = try RunningProcess(
-                "storectl", ["--db", path, "watch", "nodes", "--since", "\(before)", "--count", "4", "--timeout", "10s"],
-                environment: ["NO_COLOR": "1"])
+            let watch = ["--db", path, "watch", "nodes", "--since", "\(before)", "--count", "4", "--timeout", "10s"]
+            let watcher = try RunningProcess("storectl", watch, environment: ["NO_COLOR": "1"])
 
             // This process's view edits: a node, created and selected, then moved.
             let a = try editor.createNewNode(named: "A", x: 10, y: 20)

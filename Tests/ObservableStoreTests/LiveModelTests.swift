@@ -121,7 +121,8 @@ private actor ModelActor {
             let actor = ModelActor()
             let query = LiveQuery(Self.bigX, in: store, on: actor)
             let record = LiveRecord(NodeVO.self, key: 1, in: store, on: actor)
-            let inserted = try run("storectl", ["--db", path, "insert", "nodes", #"{"name":"from-storectl","x":500,"y":0}"#])
+            let node = #"{"name":"from-storectl","x":500,"y":0}"#
+            let inserted = try run("storectl", ["--db", path, "insert", "nodes", node])
             #expect(inserted.status == 0, "\(inserted.stderr)")
             try await waitOn(actor, "storectl's insert in the query") { query.records.map(\.name) == ["from-storectl"] }
             try await waitOn(actor, "storectl's insert by key") { record.record?.name == "from-storectl" }
