@@ -11,6 +11,15 @@ private actor ModelActor {
     func run<T: Sendable>(_ body: @Sendable () -> T) -> T { body() }
 }
 
+/// A record of the nodes table that is not `Equatable`: its live query compares records by their columns.
+private struct NodeName: Record {
+    static let tableName = "nodes"
+    static let columns: [String]? = ["id", "name"]
+    typealias Key = Int64
+    var id: Int64?
+    var name: String
+}
+
 /// `LiveQuery` and `LiveRecord` on real files: they have their value at once, follow commits of this process
 /// and of others on the actor chosen, are seen by `withObservationTracking` and `Observations`, end on a failed
 /// read or a closed store, and remove their listener when released.
@@ -45,6 +54,20 @@ private actor ModelActor {
             try nodes.insert(NodeVO(name: "c", x: 150, y: 0))
             try await waitOn(actor, "the third record") { model.records.map(\.name) == ["a", "b", "c"] }
             #expect(await actor.run { model.sequence } == 4)
+        }
+    }
+
+    @Test func aRecordTypeThatIsNotEquatableIsComparedByItsColumns() async throws {
+        try await withTemporaryStore { store, _ in
+            let nodes = store.repository(NodeVO.self)
+            var node = try nodes.insert(NodeVO(name: "a", x: 0, y: 0))
+            let actor = ModelActor()
+            let model = LiveQuery(Query<NodeName>().order(by: "name"), in: store, on: actor)
+            #expect(await actor.run { model.records.map(\.name) } == ["a"])
+            node.name = "b"
+            try nodes.update(node)
+            try await waitOn(actor, "the renamed node") { model.records.map(\.name) == ["b"] }
+            #expect(await actor.run { model.sequence } == 2)
         }
     }
 
