@@ -68,6 +68,8 @@ let package = Package(
         // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
         .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
+        // The seeds' patterns (Examples/README.md), one file each, on the public API only; tested in ExamplesTests.
+        .target(name: "ObservableStoreExamples", dependencies: ["ObservableStore"], path: "Examples", exclude: ["README.md"]),
         // The core alone, on an in-memory engine: it needs no SQLite.
         .testTarget(name: "ObservableStoreCoreTests", dependencies: ["ObservableStoreCore", logging]),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreTestSupport"]),
@@ -77,6 +79,8 @@ let package = Package(
                 "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging,
             ]
         ),
+        // Each example's pattern on a real store; the node editor's with storectl as the other process.
+        .testTarget(name: "ExamplesTests", dependencies: ["ObservableStoreExamples", "StoreTestSupport", "storectl"]),
         .testTarget(
             name: "storectlTests",
             dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]
