@@ -79,10 +79,11 @@ import Testing
             // or after the insert commits, it prints the same three events (no sleep to order the two).
             let before = try withStore(path) { try $0.lastSequence() }
             let watcher = try RunningProcess(
-                "storectl", ["--db", path, "watch", "--since", "\(before)", "--count", "3", "--timeout", "30s"],
+                "storectl", ["--db", path, "watch", "--since", "\(before)", "--count", "3", "--timeout", "300s"],
                 environment: ["NO_COLOR": "1"])
             let insert = try cli(["--db", path, "insert", "nodes", "-"], stdin: nodeLines(3).joined(separator: "\n"))
             expectSuccess(insert)
+            // --count 3 ends it after the third event, long before its timeout (it used to wait for that).
             let result = CLIResult(watcher.wait(timeout: 60))
             expectSuccess(result)
             let events = try jsonLines(result)

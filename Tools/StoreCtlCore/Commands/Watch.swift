@@ -51,6 +51,7 @@ struct Watch: ParsableCommand {
                 }
             }
             cursor = commits.last?.sequence ?? cursor
+            if printer.isDone { break }  // --count reached: exit now, not at the next commit or the timeout
             if commits.count == 256 { continue }
             guard doorbell.wait(until: deadline) else { break }
         }
