@@ -27,6 +27,8 @@ package final class Connection {
     /// The installed preupdate hook's closure, kept alive while SQLite points at it.
     var preupdateHook: PreupdateHookBox?
     var walHook: WALHookBox?
+    /// The installed authorizer's state (``recordingReads(_:)``), kept alive while SQLite points at it.
+    var authorizer: AuthorizerBox?
 
     /// Opens a connection; closes it again and throws if SQLite refuses.
     ///
@@ -66,6 +68,8 @@ package final class Connection {
         preupdateHook = nil
         sqlite3_wal_hook(handle, nil, nil)
         walHook = nil
+        sqlite3_set_authorizer(handle, nil, nil)
+        authorizer = nil
         sqlite3_close_v2(handle)
     }
 
@@ -99,8 +103,10 @@ package final class Connection {
     /// values of its last use: bind every one of them (``Statement/bind(_:)`` checks the count).
     ///
     /// The statement stays owned by the cache: use it, then let it go (it is reset before each reuse).
+    /// While ``recordingReads(_:)`` runs, the statement is prepared again (so that the authorizer reports what
+    /// it reads) and replaces the cached one.
     package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
-        if let statement = cache[sql] {
+        if !isRecordingReads, let statement = cache[sql] {
             statement.reset()
             return statement
         }
@@ -110,9 +116,9 @@ package final class Connection {
     }
 
     /// Like ``cachedStatement(_:)``, found by `name`: `sql` builds the text only when the statement is
-    /// not cached yet.
+    /// not cached yet (or while ``recordingReads(_:)`` runs).
     package func cachedStatement(_ name: StatementName, sql: () -> String) throws(SQLiteError) -> Statement {
-        if let statement = cache[name] {
+        if !isRecordingReads, let statement = cache[name] {
             statement.reset()
             return statement
         }
