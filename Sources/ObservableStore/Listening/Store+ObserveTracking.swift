@@ -1,3 +1,4 @@
+import Foundation
 import ObservableStoreCore
 
 extension Store {
@@ -37,16 +38,33 @@ extension Store {
     public func observe<Value: Sendable & Equatable>(
         tracking read: @escaping @Sendable (Transaction) throws -> Value
     ) throws -> ObservedValues<Value> {
-        // Every read until the first recorded one: any commit runs it.
+        // Until a read recorded its region, any commit runs it.
         let region = LockedValue(ReadRegion.wholeDatabase)
-        return try observe(
-            filter: .all,
+        let channel = LatestValueChannel<Value>(isSame: ==)
+        // As values(of:) does, but with a listener buffer of the default size, not 1: a commit that is
+        // skipped must be seen to be skipped. With a buffer of 1, a burst of commits to other tables would
+        // overflow it, and the missed-commits resync that follows runs the read. A burst of relevant commits
+        // still runs it about once: the read reflects the newest commit, and the buffered ones up to that
+        // one are dropped.
+        let token = try ValueBinding.bind(
+            "observe-tracking-\(UUID().uuidString)", filter: .all, options: ListenerOptions(), isStream: true,
+            engine: self, registry: registry,
             fetch: { tx in
-                let (value, recorded) = try ReadRegion.recording(in: tx) { try read(tx) }
-                region.value = recorded
-                return value
+                Result {
+                    let (value, recorded) = try ReadRegion.recording(in: tx) { try read(tx) }
+                    region.value = recorded
+                    return value
+                }
             },
             apply: { commit in region.value.isChanged(by: commit) ? .refetch : .skip },
-            isSame: ==)
+            deliver: { [weak channel] result, sequence in
+                switch result {
+                case .success(let value): channel?.offer(value, sequence: sequence)
+                case .failure(let error): channel?.fail(error)  // ends the sequence with the read's error
+                }
+            })
+        channel.attach(token)
+        registry.track(channel)
+        return ObservedValues(channel: channel)
     }
 }
