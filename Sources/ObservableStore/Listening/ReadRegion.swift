@@ -68,9 +68,18 @@ struct ReadRegion: Sendable, Equatable {
             switch (tables[change.table], change.operation) {
             case (nil, _): false
             case (_, .insert), (_, .delete), (.all, .update): true
-            case (.only(let columns), .update): change.changedColumns.contains(where: columns.contains)
+            case (.only(let columns), .update): ReadRegion.update(change, mayChange: columns)
             }
         }
+    }
+
+    /// Whether the update `change` may have changed one of `columns`: it changed one, or one is not among the
+    /// row's logged columns (a generated column: the log has the columns `PRAGMA table_info` lists, and the
+    /// authorizer reports a generated column, not the columns it is computed from).
+    private static func update(_ change: Change, mayChange columns: Set<String>) -> Bool {
+        if change.changedColumns.contains(where: columns.contains) { return true }
+        guard let logged = change.new?.columns else { return true }
+        return columns.contains { !logged.contains($0) }
     }
 
     /// Runs `body` in `transaction`, recording what its statements read; returns its value and the region.
