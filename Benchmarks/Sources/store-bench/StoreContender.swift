@@ -141,6 +141,8 @@ final class StoreContender {
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:
             return try crossProcess()
+        case .observeTracking:
+            return try observeTracking()
         }
     }
 

@@ -68,6 +68,8 @@ enum Workload: String, CaseIterable {
     /// The same live query on 10k rows, each commit changing a row inside its result: commit → the new value,
     /// p50 and p99 (raw has no observation).
     case observedQueryRelevant = "observed_query_relevant"
+    /// An observed read joining two tables, then commits to a third (ObserveTrackingCase.swift).
+    case observeTracking = "observe_tracking"
 
     /// Whether the store runs this case with change tracking off.
     var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }
