@@ -2,7 +2,7 @@ import ObservableStoreCore
 import StoreSQLite
 
 /// What an observed read used: the tables and columns its statements read, as SQLite's authorizer reported
-/// them while they were prepared (``/ObservableStore/Store/observe(tracking:)``). A commit that changes none
+/// them while they were prepared (`Store.observe(tracking:)`). A commit that changes none
 /// of it cannot change what the read returns.
 struct ReadRegion: Sendable, Equatable {
     /// The columns read from one table.
