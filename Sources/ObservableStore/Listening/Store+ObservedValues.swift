@@ -53,7 +53,7 @@ extension Store {
 
     /// Binds a stream listener (no name) to the value `fetch` reads, through a channel that keeps the latest
     /// value: the core's bind-and-fire (``/ObservableStoreCore/ObservedValues``).
-    func observe<Value: Sendable>(
+    private func observe<Value: Sendable>(
         filter: ChangeFilter, fetch: @escaping @Sendable (Transaction) throws -> Value,
         apply: @escaping @Sendable (Commit) throws -> ValueBinding.Step<Value>,
         isSame: @escaping @Sendable (Value, Value) -> Bool
