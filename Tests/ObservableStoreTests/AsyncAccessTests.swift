@@ -1,0 +1,331 @@
+import Dispatch
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import ObservableStore
+
+/// The `async` reads and writes suspend their callers instead of blocking threads: thousands of them at once
+/// finish with the right results on a 2-core machine, the cooperative pool stays free, the process does not
+/// grow a thread per waiting caller; a call cancelled before it started never runs, and closing the store
+/// fails the calls still queued.
+@Suite(.timeLimit(.minutes(3))) struct AsyncAccessTests {
+    /// The message of the error a call of a closed store throws. Compared outside `#expect`: in a loop of these
+    /// async tests, `#expect(message == "the store is closed")` saw its right-hand side as another string of the
+    /// loop's body (a `value(of:)` description) and failed with equal strings (Swift 6.3.1, debug build).
+    static let closedMessage = "the store is closed"
+    /// Rows in the table the reads fetch from.
+    static let storedNodes = 2_000
+
+    /// How many threads the process has now (`/proc/self/task`).
+    static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+    }
+
+    @Test func thousandsOfAsyncReadsAndWritesFinishWithoutBlockingTheCooperativePoolOrAddingThreads() async throws {
+        try await withTemporaryStore { store, _ in
+            let names = (0..<Self.storedNodes).map { "node \($0)" }
+            let stored = try await store.write { tx in try names.map { try tx.insert(NodeVO(name: $0, x: 0, y: 0)) } }
+            let keys = stored.map { $0.id! }
+            // Every reader connection and the writer are held by synchronous calls on threads of their own while
+            // the async calls start, so that they all wait for a while: that is when a waiting caller could hold a
+            // thread.
+            let release = DispatchSemaphore(value: 0)
+            let holding = Locked(0)
+            let holders = (0..<store.configuration.maximumReaderCount).map { _ in
+                ThreadJob { Result { try store.read { _ in holding.withLock { $0 += 1 }; release.wait(seconds: helperWaitSeconds) } } }
+            } + [ThreadJob { Result { try store.write { _ in holding.withLock { $0 += 1 }; release.wait(seconds: helperWaitSeconds) } } }]
+            try await waitUntil("calls to hold every connection") { holding.value == holders.count }
+            let threadsBefore = Self.threadCount()
+
+            // The probe: a task of the cooperative pool that sleeps 1 ms in a loop, noting its worst lateness, the
+            // most threads the process had, and the most callers that waited on a thread of their own for a reader.
+            let probing = Locked(true)
+            let worstLateness = Locked(Duration.zero)
+            let mostThreads = Locked(threadsBefore)
+            let mostParkedReaders = Locked(0)
+            let probe = Task {
+                while probing.value {
+                    let start = ContinuousClock.now
+                    try? await Task.sleep(for: .milliseconds(1))
+                    let late = ContinuousClock.now - start - .milliseconds(1)
+                    worstLateness.withLock { $0 = max($0, late) }
+                    let threads = Self.threadCount()
+                    mostThreads.withLock { $0 = max($0, threads) }
+                    let parked = store.readers.waitingCount
+                    mostParkedReaders.withLock { $0 = max($0, parked) }
+                }
+            }
+
+            let load = Task {
+                await withTaskGroup(of: String?.self) { group in
+                    for index in 0..<Self.storedNodes {
+                        let key = keys[index]
+                        group.addTask {
+                            let name = try? await store.read { tx in try tx.fetch(NodeVO.self, key: key)?.name }
+                            return name == names[index] ? nil : "read \(key) got \(String(describing: name))"
+                        }
+                    }
+                    for index in 0..<500 {
+                        group.addTask {
+                            do {
+                                let written = try await store.write { tx in try tx.insert(NodeVO(name: "new \(index)", x: 1, y: 1)) }
+                                return written.id == nil ? "write \(index) got no key" : nil
+                            } catch {
+                                return "write \(index) failed: \(error)"
+                            }
+                        }
+                    }
+                    var failures: [String] = []
+                    for await failure in group { if let failure { failures.append(failure) } }
+                    return failures
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))  // the calls wait, the probe measures
+            for _ in holders { release.signal() }
+            for holder in holders { _ = try await finished(holder, "a call holding a connection").get() }
+            let outcome = try await value(of: load, "2,000 async reads and 500 async writes")
+            probing.value = false
+            _ = await probe.value
+
+            #expect(outcome.isEmpty, "\(outcome.prefix(5))")
+            let newNames = try await store.read { tx in
+                try tx.fetchAll(Query<NodeVO>().filter("x", .equal, 1)).map(\.name)
+            }
+            #expect(Set(newNames) == Set((0..<500).map { "new \($0)" }))
+            let lateness = worstLateness.value
+            let addedThreads = mostThreads.value - threadsBefore
+            let parkedReaders = mostParkedReaders.value
+            print(
+                "async load: the probe's worst lateness \(lateness); threads \(threadsBefore) before, +\(addedThreads) "
+                    + "at most; at most \(parkedReaders) callers parked waiting for a reader")
+            // Measured against the old implementation (each async read waited for a reader on a Dispatch thread of
+            // its own): 36 callers parked, +35 threads (Dispatch's limit here), and the probe, like the test's own
+            // sleep, did not run again until the holders gave up after 40 s: the cooperative pool was blocked.
+            #expect(parkedReaders == 0, "\(parkedReaders) callers waited for a reader on a thread of their own")
+            #expect(addedThreads <= 24, "the process grew \(addedThreads) threads under the load")
+            #expect(lateness < .seconds(1), "a 1 ms sleep of the cooperative pool was \(lateness) late")
+        }
+    }
+
+    /// Waits for `job` without blocking a thread (a blocked thread of the cooperative pool would stall the tests
+    /// running beside this one); its value. Throws ``TimedOut`` naming `what` after the default wait.
+    private func finished<Value: Sendable>(_ job: ThreadJob<Value>, _ what: String) async throws -> Value {
+        try await waitUntil(what) { job.wait(seconds: 0) != nil }
+        return job.wait(seconds: 0)!
+    }
+
+    /// `body`'s value or error.
+    private func attempt<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `body` in a task of its own; the task's value is `body`'s outcome, for ``value(of:_:timeout:sourceLocation:)``.
+    private func outcome<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<Result<T, any Error>, Never> {
+        Task { await attempt(body) }
+    }
+
+    /// The message of `result`'s `StoreError`, or a description of what it was instead.
+    private func storeErrorMessage<T>(_ result: Result<T, any Error>) -> String {
+        switch result {
+        case .success(let value): "succeeded with \(value)"
+        case .failure(let error as StoreError): error.code == .transactionMisuse ? error.message : "\(error)"
+        case .failure(let error): "\(error)"
+        }
+    }
+
+    @Test func aReadCancelledWhileQueuedEndsAtOnceWithoutRunningAndAStartedOneRunsToTheEnd() async throws {
+        var configuration = StoreConfiguration()
+        configuration.maximumReaderCount = 1
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
+            let started = Locked(0)
+            let release = DispatchSemaphore(value: 0)
+            let running = outcome {
+                try await store.read { tx in
+                    started.withLock { $0 += 1 }
+                    release.wait(seconds: helperWaitSeconds)
+                    return try tx.count(Query<NodeVO>())
+                }
+            }
+            try await waitUntil("the first read to start") { started.value == 1 }
+            let bodiesRun = Locked(0)
+            let queued = outcome { try await store.read { _ in bodiesRun.withLock { $0 += 1 } } }
+            try await waitUntil("the second read to be queued behind the first") { store.readers.queuedCount == 1 }
+
+            queued.cancel()
+            running.cancel()
+            // Ends while the one reader is still busy with the first read: it did not wait for its turn.
+            let cancelled = try await value(of: queued, "the cancelled read to end")
+            #expect(throws: CancellationError.self) { try cancelled.get() }
+            release.signal()
+            let finished = try await value(of: running, "the started read to end")
+            #expect(try finished.get() == 1)  // cancelled after it started: it ran to the end
+
+            try await waitUntil("the reader to drain its queue") { store.readers.queuedCount == 0 }
+            #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 1)
+            #expect(bodiesRun.value == 0)
+        }
+    }
+
+    @Test func aWriteCancelledWhileWaitingForItsTurnWritesNothingAndAStartedOneCommits() async throws {
+        try await withTemporaryStore { store, _ in
+            let release = DispatchSemaphore(value: 0)
+            let entered = Locked(0)
+            let holder = ThreadJob {
+                Result {
+                    try store.write { tx in
+                        entered.withLock { $0 += 1 }
+                        release.wait(seconds: helperWaitSeconds)
+                        try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
+                    }
+                }
+            }
+            try await waitUntil("the holding write to start") { entered.value == 1 }
+            let waiting = outcome { try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) } }
+            try await waitUntil("the async write to wait for its turn") { store.writer.waitingWrites == 1 }
+            waiting.cancel()
+            let cancelled = try await value(of: waiting, "the cancelled write to end")  // the writer is still held
+            #expect(throws: CancellationError.self) { try cancelled.get() }
+            release.signal()
+            _ = try await finished(holder, "the holding write").get()
+
+            // A write cancelled once its body started still commits, and returns its value.
+            let bodyStarted = Locked(0)
+            let goOn = DispatchSemaphore(value: 0)
+            let started = outcome {
+                try await store.write { tx in
+                    bodyStarted.withLock { $0 += 1 }
+                    goOn.wait(seconds: helperWaitSeconds)
+                    return try tx.insert(NodeVO(name: "started", x: 0, y: 0)).name
+                }
+            }
+            try await waitUntil("the async write's body to start") { bodyStarted.value == 1 }
+            started.cancel()
+            goOn.signal()
+            #expect(try await value(of: started, "the started write to end").get() == "started")
+
+            let names = try await store.read { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) }
+            #expect(names.sorted() == ["holder", "started"])
+            #expect(try await store.write { tx in try tx.insert(NodeVO(name: "after", x: 0, y: 0)).name } == "after")
+        }
+    }
+
+    @Test func aCallWhoseTaskWasCancelledBeforeItBeganNeverRuns() async throws {
+        try await withTemporaryStore { store, _ in
+            let bodiesRun = Locked(0)
+            let task = outcome {
+                withUnsafeCurrentTask { $0?.cancel() }
+                let read = await attempt { try await store.read { _ in bodiesRun.withLock { $0 += 1 } } }
+                let write = await attempt { try await store.write { _ in bodiesRun.withLock { $0 += 1 } } }
+                return [read, write].map { result -> Bool in
+                    if case .failure(let error) = result { return error is CancellationError }
+                    return false
+                }
+            }
+            let endedByCancellation = try await value(of: task, "calls of a cancelled task").get()
+            #expect(endedByCancellation == [true, true])
+            #expect(bodiesRun.value == 0)
+        }
+    }
+
+    @Test func closingFailsTheReadsStillQueuedWhileTheRunningOneEnds() async throws {
+        var configuration = StoreConfiguration()
+        configuration.maximumReaderCount = 1
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
+            let started = Locked(0)
+            let release = DispatchSemaphore(value: 0)
+            let running = outcome {
+                try await store.read { tx in
+                    started.withLock { $0 += 1 }
+                    release.wait(seconds: helperWaitSeconds)
+                    return try tx.count(Query<NodeVO>())
+                }
+            }
+            try await waitUntil("the first read to start") { started.value == 1 }
+            let queued = (0..<3).map { _ in outcome { try await store.read { try $0.count(Query<NodeVO>()) } } }
+            try await waitUntil("three reads to be queued") { store.readers.queuedCount == 3 }
+
+            store.close()
+            for read in queued {
+                // Ends while the reader is still held by the running read.
+                let message = storeErrorMessage(try await value(of: read, "a queued read of a closed store to end"))
+                let failedAsClosed = message == Self.closedMessage  // not inside #expect: see closedMessage
+                #expect(failedAsClosed, "\(message)")
+            }
+            release.signal()
+            #expect(try await value(of: running, "the running read to end").get() == 1)
+            let after = await attempt { try await store.read { try $0.count(Query<NodeVO>()) } }
+            #expect(storeErrorMessage(after) == Self.closedMessage)
+        }
+    }
+
+    @Test func closingFailsTheWritesStillWaitingAfterTheOneInProgressCommits() async throws {
+        try await withTemporaryStore { store, path in
+            let release = DispatchSemaphore(value: 0)
+            let entered = Locked(0)
+            let holder = ThreadJob {
+                Result {
+                    try store.write { tx in
+                        entered.withLock { $0 += 1 }
+                        release.wait(seconds: helperWaitSeconds)
+                        try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
+                    }
+                }
+            }
+            try await waitUntil("the holding write to start") { entered.value == 1 }
+            let queued = (0..<3).map { index in
+                outcome { try await store.write { tx in try tx.insert(NodeVO(name: "queued \(index)", x: 0, y: 0)).name } }
+            }
+            try await waitUntil("three async writes to wait for their turn") { store.writer.waitingWrites == 3 }
+
+            let closing = ThreadJob { store.close() }  // waits for the write in progress
+            try await waitUntil("the store to start closing") { store.writer.hasStartedClosing }
+            release.signal()
+            _ = try await finished(holder, "the holding write").get()
+            for write in queued {
+                let message = storeErrorMessage(try await value(of: write, "a queued write of a closed store to end"))
+                let failedAsClosed = message == Self.closedMessage  // not inside #expect: see closedMessage
+                #expect(failedAsClosed, "\(message)")
+            }
+            _ = try await finished(closing, "close")
+
+            let reopened = try Store(path: path)
+            defer { reopened.close() }
+            #expect(try await reopened.read { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) } == ["holder"])
+        }
+    }
+
+    @Test func anInMemoryStoreReadsAsynchronouslyOnItsWriterInTurnWithTheWrites() async throws {
+        let store = try Store(path: ":memory:")
+        defer { store.close() }
+        let failures = try await withDeadline("async reads and writes of an in-memory store") {
+            await withTaskGroup(of: String?.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            if index.isMultiple(of: 2) {
+                                try await store.write { tx in try tx.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
+                            } else {
+                                _ = try await store.read { tx in try tx.count(Query<NodeVO>()) }
+                            }
+                            return nil
+                        } catch {
+                            return "call \(index): \(error)"
+                        }
+                    }
+                }
+                var failures: [String] = []
+                for await failure in group { if let failure { failures.append(failure) } }
+                return failures
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 100)
+    }
+}
