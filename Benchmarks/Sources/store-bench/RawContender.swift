@@ -354,6 +354,8 @@ final class RawContender {
             return Measurement(seconds: elapsed)
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
+        case .asyncRead, .asyncReadSync:
+            return try asyncRead(workload)
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return Measurement(unsupported: "a store case: the cost of the store's listener index")
         case .handoffFloor, .handoffOpenLoop:
