@@ -5,6 +5,11 @@ import Testing
 
 @testable import ObservableStore
 
+/// How long these tests wait for work that needs the cooperative pool or Dispatch's threads, in seconds: in a full
+/// parallel run, other suites' blocking waits can hold both for many seconds (three of these waits ran out after the
+/// default 20 s there once).
+private let patience: Double = 60
+
 /// The `async` reads and writes suspend their callers instead of blocking threads: thousands of them at once
 /// finish with the right results on a 2-core machine, the cooperative pool stays free, the process does not
 /// grow a thread per waiting caller; a call cancelled before it started never runs, and closing the store
@@ -32,10 +37,14 @@ import Testing
             // thread.
             let release = DispatchSemaphore(value: 0)
             let holding = Locked(0)
+            @Sendable func hold() {
+                holding.withLock { $0 += 1 }
+                release.wait(seconds: helperWaitSeconds)
+            }
             let holders = (0..<store.configuration.maximumReaderCount).map { _ in
-                ThreadJob { Result { try store.read { _ in holding.withLock { $0 += 1 }; release.wait(seconds: helperWaitSeconds) } } }
-            } + [ThreadJob { Result { try store.write { _ in holding.withLock { $0 += 1 }; release.wait(seconds: helperWaitSeconds) } } }]
-            try await waitUntil("calls to hold every connection") { holding.value == holders.count }
+                ThreadJob { Result { try store.read { _ in hold() } } }
+            } + [ThreadJob { Result { try store.write { _ in hold() } } }]
+            try await waitUntil(timeout: patience, "calls to hold every connection") { holding.value == holders.count }
             let threadsBefore = Self.threadCount()
 
             // The probe: a task of the cooperative pool that sleeps 1 ms in a loop, noting its worst lateness, the
@@ -69,7 +78,9 @@ import Testing
                     for index in 0..<500 {
                         group.addTask {
                             do {
-                                let written = try await store.write { tx in try tx.insert(NodeVO(name: "new \(index)", x: 1, y: 1)) }
+                                let written = try await store.write { tx in
+                                    try tx.insert(NodeVO(name: "new \(index)", x: 1, y: 1))
+                                }
                                 return written.id == nil ? "write \(index) got no key" : nil
                             } catch {
                                 return "write \(index) failed: \(error)"
@@ -84,7 +95,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(500))  // the calls wait, the probe measures
             for _ in holders { release.signal() }
             for holder in holders { _ = try await finished(holder, "a call holding a connection").get() }
-            let outcome = try await value(of: load, "2,000 async reads and 500 async writes")
+            let outcome = try await value(of: load, "2,000 async reads and 500 async writes", timeout: patience)
             probing.value = false
             _ = await probe.value
 
@@ -113,7 +124,7 @@ import Testing
     /// Waits for `job` without blocking a thread (a blocked thread of the cooperative pool would stall the tests
     /// running beside this one); its value. Throws ``TimedOut`` naming `what` after the default wait.
     private func finished<Value: Sendable>(_ job: ThreadJob<Value>, _ what: String) async throws -> Value {
-        try await waitUntil(what) { job.wait(seconds: 0) != nil }
+        try await waitUntil(timeout: patience, what) { job.wait(seconds: 0) != nil }
         return job.wait(seconds: 0)!
     }
 
@@ -126,8 +137,10 @@ import Testing
         }
     }
 
-    /// Runs `body` in a task of its own; the task's value is `body`'s outcome, for ``value(of:_:timeout:sourceLocation:)``.
-    private func outcome<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<Result<T, any Error>, Never> {
+    /// Runs `body` in a task of its own; the task's value is `body`'s outcome, for `value(of:)`.
+    private func outcome<T: Sendable>(
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> Task<Result<T, any Error>, Never> {
         Task { await attempt(body) }
     }
 
@@ -154,21 +167,23 @@ import Testing
                     return try tx.count(Query<NodeVO>())
                 }
             }
-            try await waitUntil("the first read to start") { started.value == 1 }
+            try await waitUntil(timeout: patience, "the first read to start") { started.value == 1 }
             let bodiesRun = Locked(0)
             let queued = outcome { try await store.read { _ in bodiesRun.withLock { $0 += 1 } } }
-            try await waitUntil("the second read to be queued behind the first") { store.readers.queuedCount == 1 }
+            try await waitUntil(timeout: patience, "the second read to be queued behind the first") {
+                store.readers.queuedCount == 1
+            }
 
             queued.cancel()
             running.cancel()
             // Ends while the one reader is still busy with the first read: it did not wait for its turn.
-            let cancelled = try await value(of: queued, "the cancelled read to end")
+            let cancelled = try await value(of: queued, "the cancelled read to end", timeout: patience)
             #expect(throws: CancellationError.self) { try cancelled.get() }
             release.signal()
-            let finished = try await value(of: running, "the started read to end")
+            let finished = try await value(of: running, "the started read to end", timeout: patience)
             #expect(try finished.get() == 1)  // cancelled after it started: it ran to the end
 
-            try await waitUntil("the reader to drain its queue") { store.readers.queuedCount == 0 }
+            try await waitUntil(timeout: patience, "the reader to drain its queue") { store.readers.queuedCount == 0 }
             #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 1)
             #expect(bodiesRun.value == 0)
         }
@@ -187,11 +202,16 @@ import Testing
                     }
                 }
             }
-            try await waitUntil("the holding write to start") { entered.value == 1 }
-            let waiting = outcome { try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) } }
-            try await waitUntil("the async write to wait for its turn") { store.writer.waitingWrites == 1 }
+            try await waitUntil(timeout: patience, "the holding write to start") { entered.value == 1 }
+            let waiting = outcome {
+                try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) }
+            }
+            try await waitUntil(timeout: patience, "the async write to wait for its turn") {
+                store.writer.waitingWrites == 1
+            }
             waiting.cancel()
-            let cancelled = try await value(of: waiting, "the cancelled write to end")  // the writer is still held
+            // Ends while the writer is still held.
+            let cancelled = try await value(of: waiting, "the cancelled write to end", timeout: patience)
             #expect(throws: CancellationError.self) { try cancelled.get() }
             release.signal()
             _ = try await finished(holder, "the holding write").get()
@@ -206,10 +226,10 @@ import Testing
                     return try tx.insert(NodeVO(name: "started", x: 0, y: 0)).name
                 }
             }
-            try await waitUntil("the async write's body to start") { bodyStarted.value == 1 }
+            try await waitUntil(timeout: patience, "the async write's body to start") { bodyStarted.value == 1 }
             started.cancel()
             goOn.signal()
-            #expect(try await value(of: started, "the started write to end").get() == "started")
+            #expect(try await value(of: started, "the started write to end", timeout: patience).get() == "started")
 
             let names = try await store.read { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) }
             #expect(names.sorted() == ["holder", "started"])
@@ -229,7 +249,7 @@ import Testing
                     return false
                 }
             }
-            let endedByCancellation = try await value(of: task, "calls of a cancelled task").get()
+            let endedByCancellation = try await value(of: task, "calls of a cancelled task", timeout: patience).get()
             #expect(endedByCancellation == [true, true])
             #expect(bodiesRun.value == 0)
         }
@@ -249,19 +269,20 @@ import Testing
                     return try tx.count(Query<NodeVO>())
                 }
             }
-            try await waitUntil("the first read to start") { started.value == 1 }
+            try await waitUntil(timeout: patience, "the first read to start") { started.value == 1 }
             let queued = (0..<3).map { _ in outcome { try await store.read { try $0.count(Query<NodeVO>()) } } }
-            try await waitUntil("three reads to be queued") { store.readers.queuedCount == 3 }
+            try await waitUntil(timeout: patience, "three reads to be queued") { store.readers.queuedCount == 3 }
 
             store.close()
             for read in queued {
                 // Ends while the reader is still held by the running read.
-                let message = storeErrorMessage(try await value(of: read, "a queued read of a closed store to end"))
+                let result = try await value(of: read, "a queued read of a closed store to end", timeout: patience)
+                let message = storeErrorMessage(result)
                 let failedAsClosed = message == Self.closedMessage  // not inside #expect: see closedMessage
                 #expect(failedAsClosed, "\(message)")
             }
             release.signal()
-            #expect(try await value(of: running, "the running read to end").get() == 1)
+            #expect(try await value(of: running, "the running read to end", timeout: patience).get() == 1)
             let after = await attempt { try await store.read { try $0.count(Query<NodeVO>()) } }
             #expect(storeErrorMessage(after) == Self.closedMessage)
         }
@@ -280,18 +301,23 @@ import Testing
                     }
                 }
             }
-            try await waitUntil("the holding write to start") { entered.value == 1 }
+            try await waitUntil(timeout: patience, "the holding write to start") { entered.value == 1 }
             let queued = (0..<3).map { index in
-                outcome { try await store.write { tx in try tx.insert(NodeVO(name: "queued \(index)", x: 0, y: 0)).name } }
+                outcome {
+                    try await store.write { tx in try tx.insert(NodeVO(name: "queued \(index)", x: 0, y: 0)).name }
+                }
             }
-            try await waitUntil("three async writes to wait for their turn") { store.writer.waitingWrites == 3 }
+            try await waitUntil(timeout: patience, "three async writes to wait for their turn") {
+                store.writer.waitingWrites == 3
+            }
 
             let closing = ThreadJob { store.close() }  // waits for the write in progress
-            try await waitUntil("the store to start closing") { store.writer.hasStartedClosing }
+            try await waitUntil(timeout: patience, "the store to start closing") { store.writer.hasStartedClosing }
             release.signal()
             _ = try await finished(holder, "the holding write").get()
             for write in queued {
-                let message = storeErrorMessage(try await value(of: write, "a queued write of a closed store to end"))
+                let result = try await value(of: write, "a queued write of a closed store to end", timeout: patience)
+                let message = storeErrorMessage(result)
                 let failedAsClosed = message == Self.closedMessage  // not inside #expect: see closedMessage
                 #expect(failedAsClosed, "\(message)")
             }
@@ -306,7 +332,7 @@ import Testing
     @Test func anInMemoryStoreReadsAsynchronouslyOnItsWriterInTurnWithTheWrites() async throws {
         let store = try Store(path: ":memory:")
         defer { store.close() }
-        let failures = try await withDeadline("async reads and writes of an in-memory store") {
+        let failures = try await withDeadline("async reads and writes of an in-memory store", timeout: patience) {
             await withTaskGroup(of: String?.self) { group in
                 for index in 0..<200 {
                     group.addTask {
