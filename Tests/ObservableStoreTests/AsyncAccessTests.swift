@@ -142,9 +142,9 @@ private func result<Value: Sendable>(
                 "async load: the probe's worst lateness \(lateness); threads \(threadsBefore) before, +\(addedThreads) "
                     + "at most; at most \(parkedReaders) callers parked waiting for a reader")
             // Measured against the old implementation (each async read waited for a reader on a Dispatch thread of
-            // its own): +35 threads (Dispatch's limit on this 2-core machine), and the probe, like the test's own
-            // sleep, did not run again until the holders gave up after 40 s (lateness 40.04 s): the parked threads
-            // had taken the cooperative pool's. This implementation: +0 threads, no caller parked, lateness 24-34 ms
+            // its own): 42 callers parked, +35 to +40 threads (Dispatch's limit on this 2-core machine), and the
+            // probe, like the test's own sleep, did not run again until the holders gave up after 40 s (lateness
+            // 40.04 s): the parked threads had taken the cooperative pool's. All three expectations below failed. This implementation: +0 threads, no caller parked, lateness 24-34 ms
             // alone; in a full parallel run other suites' synchronous tests hold the pool too (5 s seen), hence the
             // generous bound on lateness, below the 40 s the old code stalled for.
             #expect(parkedReaders == 0, "\(parkedReaders) callers waited for a reader on a thread of their own")
