@@ -189,6 +189,8 @@ final class GRDBContender {
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")
         case .observeTracking:
             return try observeTracking()
+        case .asyncRead, .asyncReadSync:
+            return try asyncRead(workload)
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return Measurement(unsupported: "a store case: the cost of the store's listener index")
         }

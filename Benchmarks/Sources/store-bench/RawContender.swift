@@ -360,6 +360,8 @@ final class RawContender {
             return Measurement(unsupported: "the C API has no cross-process notification")
         case .observeTracking:
             return Measurement(unsupported: "the C API has no observed read")
+        case .asyncRead, .asyncReadSync:
+            return try asyncRead(workload)
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return Measurement(unsupported: "a store case: the cost of the store's listener index")
         case .handoffFloor, .handoffOpenLoop:

@@ -143,6 +143,8 @@ final class StoreContender {
             return try crossProcess()
         case .observeTracking:
             return try observeTracking()
+        case .asyncRead, .asyncReadSync:
+            return try asyncRead(workload)
         }
     }
 

@@ -70,6 +70,10 @@ enum Workload: String, CaseIterable {
     case observedQueryRelevant = "observed_query_relevant"
     /// An observed read joining two tables, then commits to a third (ObserveTrackingCase.swift).
     case observeTracking = "observe_tracking"
+    /// 10,000 async fetches by key from tasks, 64 in flight (AsyncRead.swift); raw runs only async_read_sync.
+    case asyncRead = "async_read"
+    /// async_read's fetches made synchronously, one after the other: the ratio async_read / this is the cost of async.
+    case asyncReadSync = "async_read_sync"
 
     /// Whether the store runs this case with change tracking off.
     var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }

@@ -14,8 +14,8 @@ import Synchronization
 /// takes the lock (a `DispatchQueue.sync` cost ~2,600 instructions per write, ~4% of a one-row commit);
 /// otherwise it waits its turn on `queue`, a serial queue, behind the writes already waiting there, so a
 /// thread that writes in a loop cannot keep the lock from the others. Asynchronous writes always go through
-/// `queue`. `sync` refuses to run inside a write of this writer (a nested write would deadlock) and after
-/// `close()`.
+/// `queue`, their callers suspended on a continuation (``SuspendedCall``) rather than holding a thread. `sync`
+/// refuses to run inside a write of this writer (a nested write would deadlock) and after `close()`.
 final class SerializedWriter: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Set on `queue`: a store released by its last async write closes on the queue's thread.
@@ -29,6 +29,8 @@ final class SerializedWriter: @unchecked Sendable {
     /// thread that reads its own id is inside a write of this writer.
     private let owner = Atomic<UInt>(0)
     private var isClosed = false  // only read and written with `lock` held
+    /// Set when `close()` starts: the writes still waiting for their turn then fail instead of running.
+    private let isClosing = Atomic<Bool>(false)
 
     /// Told when a write starts and ends, so that the change feed does not wake for each of this
     /// process's own file writes (the write's WAL appends, then the checkpoint's writes to the database).
@@ -51,6 +53,9 @@ final class SerializedWriter: @unchecked Sendable {
     /// Whether the caller runs inside a write of some store. Code there must not wait for a listener's
     /// handler: the handler may be waiting for this writer.
     static var isInsideAnyWrite: Bool { pthread_getspecific(insideWriteKey) != nil }
+
+    /// Whether `close()` was called (for tests).
+    var hasStartedClosing: Bool { isClosing.load(ordering: .relaxed) }
 
     /// How many writes wait on the queue for their turn (for tests).
     var waitingWrites: Int { waiting.load(ordering: .relaxed) }
@@ -115,17 +120,23 @@ final class SerializedWriter: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` with the writer on the queue's thread, without blocking the caller's thread.
-    func async<T: Sendable>(_ body: @escaping @Sendable (Writer) throws -> T) async throws -> T {
-        waiting.add(1, ordering: .relaxed)
-        return try await withCheckedThrowingContinuation { continuation in
+    /// Runs `body` with the writer on the queue's thread; the caller is suspended meanwhile, holding no thread
+    /// (the queue runs on one Dispatch worker thread at a time, however many callers wait). A call cancelled
+    /// before its turn came throws `CancellationError` without running; once its turn came it runs to the end.
+    /// Throws the closed error when the store is closed, or starts closing before the call's turn.
+    /// `countsAsWrite: false` for a read of an in-memory store (see ``sync(countsAsWrite:_:)``).
+    func async<T: Sendable>(
+        countsAsWrite: Bool = true, _ body: @escaping @Sendable (Writer) throws -> T
+    ) async throws -> T {
+        try await SuspendedCall(body).value { call in
+            waiting.add(1, ordering: .relaxed)
             queue.async {
                 self.takingTurn {
                     // The caller resumes before the checkpoint: it does not wait for it.
                     do {
-                        try self.run { writer in continuation.resume(with: Result { try body(writer) }) }
+                        try self.run(countsAsWrite: countsAsWrite) { writer in call.run(with: writer) }
                     } catch {
-                        continuation.resume(throwing: error)
+                        call.fail(error)
                     }
                 }
             }
@@ -135,7 +146,9 @@ final class SerializedWriter: @unchecked Sendable {
     /// Runs `work` (with `lock` held) as this process's write, then the checkpoint if one is due; the
     /// change feed is told when the write starts and when both have ended. Throws if the store is closed.
     private func run<T>(countsAsWrite: Bool = true, _ work: (Writer) throws -> T) throws -> T {
-        guard !isClosed else { throw StoreError(.transactionMisuse, "the store is closed") }
+        guard !isClosed, !isClosing.load(ordering: .relaxed) else {
+            throw StoreError(.transactionMisuse, "the store is closed")
+        }
         let activity = countsAsWrite ? self.activity : nil
         return try insideWrite {
             activity?.started()
@@ -159,11 +172,13 @@ final class SerializedWriter: @unchecked Sendable {
         return try body()
     }
 
-    /// Closes the connection after the asynchronous writes already queued and the write in progress.
-    /// Later writes throw. Called inside a write, it closes at once; called on the queue outside a write
+    /// Closes the connection after the write in progress; the writes waiting for their turn (asynchronous ones
+    /// queued, synchronous ones blocked) throw the closed error without running, and so do later ones.
+    /// Called inside a write, it closes at once; called on the queue outside a write
     /// (the store's last reference was an async write's closure, released there), it only waits for the
     /// lock: waiting for the queue it runs on would never end.
     func close() {
+        isClosing.store(true, ordering: .relaxed)
         let work = {
             guard !self.isClosed else { return }
             self.isClosed = true

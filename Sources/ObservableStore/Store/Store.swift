@@ -9,8 +9,8 @@ import StoreSQLite
 /// `Store` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
 /// reads run on reader connections and do not wait for writes (a read beyond
 /// ``StoreConfiguration/maximumReaderCount`` waits for a free reader; an in-memory store reads on its
-/// writer). Every closure runs synchronously on the calling thread's behalf; the `async` variants do not
-/// block the caller's thread.
+/// writer). Every closure runs synchronously on the calling thread's behalf; the `async` variants suspend their
+/// caller instead, queued for the writer's thread or the reader threads, and hold no thread while they wait.
 ///
 /// For example:
 ///
@@ -204,14 +204,30 @@ public final class Store: Sendable {
         return try writer.sync { writer in try pipeline.run(on: writer, origin: origin, body) }
     }
 
-    /// Like ``writeReturningCommit(origin:_:)``, without blocking the caller's thread.
+    /// Like ``writeReturningCommit(origin:_:)``, with the caller suspended instead of blocking a thread: queued,
+    /// cancelled and closed as the `async` `write(origin:_:)` is.
     public func writeReturningCommit<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
     ) async throws -> CommittedWrite<T> {
         try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body) }
     }
 
-    /// Like ``write(origin:_:)``, without blocking the caller's thread.
+    /// Like ``write(origin:_:)-8xja0``, with the caller suspended instead of blocking a thread.
+    ///
+    /// The write is queued behind the writes already waiting and runs on the writer's serial queue (one thread
+    /// at a time, however many callers wait); its caller is resumed after COMMIT and the publication to immediate
+    /// listeners, before the checkpoint that may follow. Waiting neither blocks Swift's cooperative pool nor
+    /// holds a thread per caller.
+    ///
+    /// Cancelling the task while the write waits for its turn ends it at once with `CancellationError`; `body`
+    /// never runs and nothing is written. Once its turn came, the write runs to the end (committed or rolled back
+    /// as `body` decides) whatever the cancellation. Closing the store fails the writes still waiting with
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse`` ("the store is closed"); the write in progress
+    /// ends first.
+    ///
+    /// ```swift
+    /// let node = try await store.write { tx in try tx.insert(NodeVO(name: "Start", x: 0, y: 0)) }
+    /// ```
     @discardableResult
     public func write<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
@@ -239,14 +255,32 @@ public final class Store: Sendable {
         }
     }
 
-    /// Like ``read(_:)``, without blocking the caller's thread.
+    /// Like ``read(_:)``, with the caller suspended instead of blocking a thread.
+    ///
+    /// The read is queued, and `body` runs on one of the store's reader threads: at most
+    /// ``StoreConfiguration/maximumReaderCount`` of them, one per reader connection, take the queued reads in
+    /// order and resume each caller when its read ends. No thread waits on behalf of a caller, however many
+    /// callers wait, so thousands of concurrent reads neither block Swift's cooperative pool nor add threads.
+    /// Synchronous reads share the same connections; when both kinds wait, a connection given back goes to them
+    /// in turn. An in-memory store reads on its writer's queue instead, in turn with the writes.
+    ///
+    /// Cancelling the task while the read waits in the queue ends it at once with `CancellationError`; `body` never
+    /// runs. Once `body` started, the read runs to the end and returns its value (or error) whatever the
+    /// cancellation. Closing the store fails the reads still queued with
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse`` ("the store is closed"); a read already running
+    /// ends normally.
+    ///
+    /// ```swift
+    /// let node = try await store.read { tx in try tx.fetch(NodeVO.self, key: id) }
+    /// ```
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(body) })
+        guard readers.maximum > 0 else {
+            return try await writer.async(countsAsWrite: false) { writer in
+                try Store.runTransaction(on: writer.connection, kind: .read, body)
             }
         }
+        return try await readers.read { connection in try Store.runTransaction(on: connection, kind: .read, body) }
     }
 
     static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
