@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 // storectl's command-line parser, behind the default trait "storectl": a service that depends on the library
@@ -6,6 +7,12 @@ import PackageDescription
 let argumentParser = Target.Dependency.product(
     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["storectl"]))
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+// The @Record macro's compiler plug-in (product StoreRecord). Only StoreRecordMacros and its tests use swift-syntax.
+let swiftSyntaxMacros = Target.Dependency.product(name: "SwiftSyntaxMacros", package: "swift-syntax")
+let swiftCompilerPlugin = Target.Dependency.product(name: "SwiftCompilerPlugin", package: "swift-syntax")
+let macroTestSupport = Target.Dependency.product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
+let macroExpansion = Target.Dependency.product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax")
+let syntaxBuilder = Target.Dependency.product(name: "SwiftSyntaxBuilder", package: "swift-syntax")
 
 let package = Package(
     name: "ObservableStore",
@@ -14,6 +21,8 @@ let package = Package(
     products: [
         .library(name: "ObservableStore", targets: ["ObservableStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
+        // The optional @Record macro: fast records without hand-written row coding (builds swift-syntax).
+        .library(name: "StoreRecord", targets: ["StoreRecord"]),
     ],
     traits: [
         .trait(name: "storectl", description: "Builds storectl and its tools (needs swift-argument-parser)."),
@@ -22,6 +31,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
         // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -52,6 +62,9 @@ let package = Package(
         ),
         // The SQLite engine, re-exporting the core: what users import.
         .target(name: "ObservableStore", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreMigrations", logging]),
+        // @Record and @Column: the macros' implementation (a compiler plug-in) and the library declaring them.
+        .macro(name: "StoreRecordMacros", dependencies: [swiftSyntaxMacros, swiftCompilerPlugin]),
+        .target(name: "StoreRecord", dependencies: ["ObservableStoreCore", "StoreRecordMacros"]),
         // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
         .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
         .executableTarget(name: "storectl", dependencies: ["StoreCtlCore"], path: "Tools/storectl"),
@@ -77,6 +90,8 @@ let package = Package(
                 "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging,
             ]
         ),
+        .testTarget(name: "StoreRecordMacrosTests", dependencies: ["StoreRecordMacros", macroTestSupport, macroExpansion, syntaxBuilder]),
+        .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport"]),
         .testTarget(
             name: "storectlTests",
             dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]
@@ -84,7 +99,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+for target in package.targets where [.regular, .executable, .test, .macro].contains(target.type) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),

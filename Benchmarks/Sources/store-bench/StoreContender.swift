@@ -137,6 +137,8 @@ final class StoreContender {
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
         case .crossProcess:
             return try crossProcess()
+        case .macroRecordInsert, .macroRecordFetch:
+            return try macroRecord(workload)
         }
     }
 

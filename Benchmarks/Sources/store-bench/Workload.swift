@@ -59,6 +59,11 @@ enum Workload: String, CaseIterable {
     case crossProcess = "cross_process"
     case memoryFetchAll = "memory_fetch_all"
     case memoryListeners = "memory_1000_listeners"
+    /// bulk_insert of a `@Record` type with NodeVO's columns: the macro's generated coding against NodeVO's
+    /// hand-written coding (run by the store only; its ratio is to the store's bulk_insert).
+    case macroRecordInsert = "macro_record_insert"
+    /// fetch_all of a `@Record` type with NodeVO's columns (store only; its ratio is to the store's fetch_all).
+    case macroRecordFetch = "macro_record_fetch"
 
     /// Whether the store runs this case with change tracking off.
     var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }
