@@ -7,12 +7,12 @@ import PackageDescription
 let argumentParser = Target.Dependency.product(
     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["storectl"]))
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
-// The @Record macro's compiler plug-in (product StoreRecord). Only StoreRecordMacros and its tests use swift-syntax.
-let swiftSyntaxMacros = Target.Dependency.product(name: "SwiftSyntaxMacros", package: "swift-syntax")
-let swiftCompilerPlugin = Target.Dependency.product(name: "SwiftCompilerPlugin", package: "swift-syntax")
-let macroTestSupport = Target.Dependency.product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
-let macroExpansion = Target.Dependency.product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax")
-let syntaxBuilder = Target.Dependency.product(name: "SwiftSyntaxBuilder", package: "swift-syntax")
+// The @Record macro's compiler plug-in (product StoreRecord), behind the default trait "StoreRecord": only
+// StoreRecordMacros and its tests use swift-syntax, but SwiftPM resolves a package any target names, so a service
+// that depends on the library with `traits: []` would otherwise still resolve swift-syntax (Tests/ClientPackage/check).
+func swiftSyntax(_ product: String) -> Target.Dependency {
+    .product(name: product, package: "swift-syntax", condition: .when(traits: ["StoreRecord"]))
+}
 
 let package = Package(
     name: "ObservableStore",
@@ -26,7 +26,8 @@ let package = Package(
     ],
     traits: [
         .trait(name: "storectl", description: "Builds storectl and its tools (needs swift-argument-parser)."),
-        .default(enabledTraits: ["storectl"]),
+        .trait(name: "StoreRecord", description: "Builds the @Record macro of product StoreRecord (needs swift-syntax)."),
+        .default(enabledTraits: ["storectl", "StoreRecord"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -63,7 +64,7 @@ let package = Package(
         // The SQLite engine, re-exporting the core: what users import.
         .target(name: "ObservableStore", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreMigrations", logging]),
         // @Record and @Column: the macros' implementation (a compiler plug-in) and the library declaring them.
-        .macro(name: "StoreRecordMacros", dependencies: [swiftSyntaxMacros, swiftCompilerPlugin]),
+        .macro(name: "StoreRecordMacros", dependencies: [swiftSyntax("SwiftSyntaxMacros"), swiftSyntax("SwiftCompilerPlugin")]),
         .target(name: "StoreRecord", dependencies: ["ObservableStoreCore", "StoreRecordMacros"]),
         // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
         .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
@@ -90,7 +91,10 @@ let package = Package(
                 "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging,
             ]
         ),
-        .testTarget(name: "StoreRecordMacrosTests", dependencies: ["StoreRecordMacros", macroTestSupport, macroExpansion, syntaxBuilder]),
+        .testTarget(name: "StoreRecordMacrosTests", dependencies: [
+                "StoreRecordMacros", swiftSyntax("SwiftSyntaxMacrosGenericTestSupport"), swiftSyntax("SwiftSyntaxMacroExpansion"),
+                swiftSyntax("SwiftSyntaxBuilder"),
+            ]),
         .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport"]),
         .testTarget(
             name: "storectlTests",
