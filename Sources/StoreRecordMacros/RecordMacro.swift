@@ -38,6 +38,15 @@ public struct RecordMacro: MemberMacro, ExtensionMacro {
         let key = record.key
         let conformances = protocols.map(\.trimmedDescription)
         let inheritance = conformances.isEmpty ? "" : ": " + conformances.joined(separator: ", ")
+        let columnPaths = record.properties.map { property in
+            "\(access)var \(property.name): ObservableStoreCore.TypedColumn<\(property.valueType)> { "
+                + "ObservableStoreCore.TypedColumn(\(literal(property.column))) }"
+        }
+        let reads = record.properties.map { property in
+            let read = property.isOptional ? "decodeIfPresent" : "decode"
+            return "self.\(property.name) = try row.\(read)(\(property.valueType).self, \(literal(property.column)))"
+        }
+        let writes = record.properties.map { "row.encode(self.\($0.name), \(literal($0.column)))" }
         var members: [String] = [
             "\(access)static let tableName = \(literal(record.table))",
             "\(access)static var primaryKey: String { \(literal(key.column)) }",
@@ -46,18 +55,18 @@ public struct RecordMacro: MemberMacro, ExtensionMacro {
             """
             /// The record's columns as typed properties, for key-path filters.
             \(access)struct ColumnPaths: Sendable {
-            \(record.properties.map { "\(access)var \($0.name): ObservableStoreCore.TypedColumn<\($0.valueType)> { ObservableStoreCore.TypedColumn(\(literal($0.column))) }" }.joined(separator: "\n"))
+            \(columnPaths.joined(separator: "\n"))
             }
             """,
             "\(access)static var columnPaths: ColumnPaths { ColumnPaths() }",
             """
             \(access)init(row: ObservableStoreCore.RowReader) throws {
-            \(record.properties.map { "self.\($0.name) = try row.\($0.isOptional ? "decodeIfPresent" : "decode")(\($0.valueType).self, \(literal($0.column)))" }.joined(separator: "\n"))
+            \(reads.joined(separator: "\n"))
             }
             """,
             """
             \(access)func encode(to row: inout ObservableStoreCore.RowWriter) {
-            \(record.properties.map { "row.encode(self.\($0.name), \(literal($0.column)))" }.joined(separator: "\n"))
+            \(writes.joined(separator: "\n"))
             }
             """,
         ]
