@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 // storectl's command-line parser, behind the default trait "storectl": a service that depends on the library
@@ -6,6 +7,12 @@ import PackageDescription
 let argumentParser = Target.Dependency.product(
     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["storectl"]))
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+// The @Record macro's compiler plug-in (product StoreRecord), behind the default trait "StoreRecord": only
+// StoreRecordMacros and its tests use swift-syntax, but SwiftPM resolves a package any target names, so a service
+// that depends on the library with `traits: []` would otherwise still resolve swift-syntax (Tests/ClientPackage/check).
+func swiftSyntax(_ product: String) -> Target.Dependency {
+    .product(name: product, package: "swift-syntax", condition: .when(traits: ["StoreRecord"]))
+}
 
 let package = Package(
     name: "ObservableStore",
@@ -14,14 +21,18 @@ let package = Package(
     products: [
         .library(name: "ObservableStore", targets: ["ObservableStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
+        // The optional @Record macro: fast records without hand-written row coding (builds swift-syntax).
+        .library(name: "StoreRecord", targets: ["StoreRecord"]),
     ],
     traits: [
         .trait(name: "storectl", description: "Builds storectl and its tools (needs swift-argument-parser)."),
-        .default(enabledTraits: ["storectl"]),
+        .trait(name: "StoreRecord", description: "Builds the @Record macro of product StoreRecord (needs swift-syntax)."),
+        .default(enabledTraits: ["storectl", "StoreRecord"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
         // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -52,6 +63,9 @@ let package = Package(
         ),
         // The SQLite engine, re-exporting the core: what users import.
         .target(name: "ObservableStore", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreMigrations", logging]),
+        // @Record and @Column: the macros' implementation (a compiler plug-in) and the library declaring them.
+        .macro(name: "StoreRecordMacros", dependencies: [swiftSyntax("SwiftSyntaxMacros"), swiftSyntax("SwiftCompilerPlugin")]),
+        .target(name: "StoreRecord", dependencies: ["ObservableStoreCore", "StoreRecordMacros"]),
         // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
         .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
         .executableTarget(name: "storectl", dependencies: ["StoreCtlCore"], path: "Tools/storectl"),
@@ -81,6 +95,11 @@ let package = Package(
         ),
         // Each example's pattern on a real store; the node editor's with storectl as the other process.
         .testTarget(name: "ExamplesTests", dependencies: ["ObservableStoreExamples", "StoreTestSupport", "storectl"]),
+        .testTarget(name: "StoreRecordMacrosTests", dependencies: [
+                "StoreRecordMacros", swiftSyntax("SwiftSyntaxMacrosGenericTestSupport"), swiftSyntax("SwiftSyntaxMacroExpansion"),
+                swiftSyntax("SwiftSyntaxBuilder"),
+            ]),
+        .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport"]),
         .testTarget(
             name: "storectlTests",
             dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]
@@ -88,7 +107,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+for target in package.targets where [.regular, .executable, .test, .macro].contains(target.type) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),

@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 "CSQLiteRaw",
                 .product(name: "ObservableStore", package: parentFolder),
+                .product(name: "StoreRecord", package: parentFolder),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -213,9 +213,9 @@ import Testing
         try await withStore(configuration: configuration) { store, _ in
             let node = try store.repository(NodeVO.self).insert(NodeVO(name: "a", x: 1, y: 1))
             let sql = "SELECT label FROM tags ORDER BY label"
-            _ = try read(store) { tx in (try Self.texts(tx, sql), try tx.fetch(NodeVO.self, key: node.id)) }
+            _ = try read(store) { tx in (try Self.texts(tx, sql), try tx.fetch(NodeVO.self, key: node.id!)) }
             let watch = try Watch(store) { tx in
-                try Self.texts(tx, sql) + [try tx.fetch(NodeVO.self, key: node.id)?.name ?? "-"]
+                try Self.texts(tx, sql) + [try tx.fetch(NodeVO.self, key: node.id!)?.name ?? "-"]
             }
             try await watch.waitFor(["a"])
             try execute(store, "INSERT INTO tags (node_id, label) VALUES (1, 'red')")

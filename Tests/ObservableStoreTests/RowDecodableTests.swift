@@ -126,9 +126,9 @@ import Testing
                 let decodable = Result { try store.read { try $0.fetchRows("SELECT * FROM readings") }.map { try $0.decode(Reading.self) } }
                 let fast = Result { try store.read { try $0.fetchAll(Query<Reading>()) } }
                 // The id case's key is 2.5, which the repository's Int64 key cannot name: a read by that key instead.
-                let key = values.hasPrefix("2.5") ? 2.5 : 2
+                let key: DatabaseValue = values.hasPrefix("2.5") ? .real(2.5) : .integer(2)
                 let byKey = Result {
-                    key == 2 ? try readings.fetch(2) : try store.read { try $0.fetch(Reading.self, key: key) }
+                    key == .integer(2) ? try readings.fetch(2) : try store.read { try $0.fetch(Reading.self, key: key) }
                 }
                 let byKeyInTransaction = Result { try store.write { try $0.fetch(Reading.self, key: key) } }
                 if let accepted {

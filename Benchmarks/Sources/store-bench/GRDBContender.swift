@@ -185,6 +185,8 @@ final class GRDBContender {
         case .handoffFloor, .handoffOpenLoop, .loggedCommitFloor, .smallTransactionsLoggedFloor, .updateManyFullCapture,
             .updateManyRowCapture, .updateManyHookFloor, .bulkInsertRowCapture:
             return Measurement(unsupported: "a raw-SQLite reference: see raw")
+        case .macroRecordInsert, .macroRecordFetch:
+            return Measurement(unsupported: "a store case: the @Record macro against NodeVO's hand-written coding")
         case .crossProcess:
             return Measurement(unsupported: "GRDB documents that its observation does not see other processes")
         case .observeTracking:

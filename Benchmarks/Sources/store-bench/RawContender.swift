@@ -356,6 +356,8 @@ final class RawContender {
             try check(calls.count == Workload.updates, "raw hook saw every update")
             try check(try sumX() == before + Double(Workload.updates), "raw hook floor sum")
             return Measurement(seconds: elapsed)
+        case .macroRecordInsert, .macroRecordFetch:
+            return Measurement(unsupported: "a store case: the @Record macro against NodeVO's hand-written coding")
         case .crossProcess:
             return Measurement(unsupported: "the C API has no cross-process notification")
         case .observeTracking:

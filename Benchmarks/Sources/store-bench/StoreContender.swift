@@ -145,6 +145,8 @@ final class StoreContender {
             return try observeTracking()
         case .asyncRead, .asyncReadSync:
             return try asyncRead(workload)
+        case .macroRecordInsert, .macroRecordFetch:
+            return try macroRecord(workload)
         }
     }
 

@@ -74,6 +74,11 @@ enum Workload: String, CaseIterable {
     case asyncRead = "async_read"
     /// async_read's fetches made synchronously, one after the other: the ratio async_read / this is the cost of async.
     case asyncReadSync = "async_read_sync"
+    /// bulk_insert of a `@Record` type with NodeVO's columns: the macro's generated coding against NodeVO's
+    /// hand-written coding (run by the store only; its ratio is to the store's bulk_insert).
+    case macroRecordInsert = "macro_record_insert"
+    /// fetch_all of a `@Record` type with NodeVO's columns (store only; its ratio is to the store's fetch_all).
+    case macroRecordFetch = "macro_record_fetch"
 
     /// Whether the store runs this case with change tracking off.
     var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }

@@ -39,8 +39,13 @@ public struct Repository<R: Record>: Sendable {
     /// Updates the row of `record`'s key; throws ``/ObservableStoreCore/StoreError/Code/notFound`` if there is none.
     public func update(_ record: R) throws { try store.write(origin: origin) { try $0.update(record) } }
 
-    /// Writes only `columns` of `record` to its row. See ``Transaction/update(_:columns:)``.
+    /// Writes only `columns` of `record` to its row. See ``Transaction``'s `update(_:columns:)`.
     public func update(_ record: R, columns: [String]) throws {
+        try store.write(origin: origin) { try $0.update(record, columns: columns) }
+    }
+
+    /// Writes only `columns` of `record` to its row: `nodes.update(node, columns: [.x, .y])`.
+    public func update(_ record: R, columns: [R.Columns]) throws {
         try store.write(origin: origin) { try $0.update(record, columns: columns) }
     }
 

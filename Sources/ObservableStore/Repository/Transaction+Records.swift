@@ -123,6 +123,16 @@ extension Transaction {
         keepUpdateStatement(of: record, columns: columns)
     }
 
+    /// Writes only `columns` of `record` to the row with its primary key, as the form taking their names does.
+    ///
+    /// ```swift
+    /// node.x += 10
+    /// try tx.update(node, columns: [.x, .updatedAt])
+    /// ```
+    public func update<R: Record>(_ record: R, columns: [R.Columns]) throws {
+        try update(record, columns: columns.map(\.stringValue))
+    }
+
     /// `UPDATE … SET` every column of `row` but the key `WHERE` the key is `row`'s.
     private func update<R: Record>(_ row: EncodedRow, kind: RecordStatements.Texts.Kind, _ type: R.Type) throws {
         let key = try primaryKeyValue(of: row, R.self)
@@ -196,7 +206,14 @@ extension Transaction {
 
     /// Deletes the row whose primary key is `key`; returns whether a row was deleted.
     @discardableResult
-    public func delete<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> Bool {
+    public func delete<R: Record>(_ type: R.Type, key: R.Key) throws -> Bool {
+        try delete(R.self, key: key.databaseValue)
+    }
+
+    /// Deletes the row whose primary key is `key`, a value of any type (for callers that only know the key at
+    /// run time); returns whether a row was deleted.
+    @discardableResult
+    public func delete<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> Bool {
         let sql = "DELETE FROM \(quoted(R.tableName)) WHERE \(quoted(R.primaryKey)) = ?"
         try withStatement(sql, [key.databaseValue]) { statement in
             while try statement.step() {}
@@ -224,7 +241,14 @@ extension Transaction {
     }
 
     /// The record whose primary key is `key`, or nil.
-    public func fetch<R: Record>(_ type: R.Type, key: some DatabaseValueConvertible) throws -> R? {
+    public func fetch<R: Record>(_ type: R.Type, key: R.Key) throws -> R? {
+        try checkActive()
+        return try Transaction.fetch(R.self, key: key, on: connection)
+    }
+
+    /// The record whose primary key is `key`, a value of any type (for callers that only know the key at run
+    /// time), or nil.
+    public func fetch<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> R? {
         try checkActive()
         return try Transaction.fetch(R.self, key: key, on: connection)
     }

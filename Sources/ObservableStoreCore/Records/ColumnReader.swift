@@ -78,7 +78,7 @@ package struct ColumnReader<Source: ColumnSource> {
 
 /// ``ColumnReader``'s accessors, whatever its source: what ``RowReader`` holds for an engine's statement,
 /// whose type the core does not know.
-package protocol ColumnReading {
+@usableFromInline package protocol ColumnReading {
     func decode(_ type: Int64.Type, _ column: String) throws -> Int64
     func decode(_ type: Double.Type, _ column: String) throws -> Double
     func decode(_ type: String.Type, _ column: String) throws -> String

@@ -55,11 +55,55 @@ public struct NodeVO: Record, Equatable, Hashable {
     /// Sets ``id`` from the rowid SQLite assigned.
     public mutating func didInsert(rowID: Int64) { id = rowID }
 
-    package enum CodingKeys: String, CodingKey {
-        case id, name, x, y, color, width, height
+    /// The node's columns: `Query<NodeVO>().filter(.x, .greaterThan, 12).order(by: .name)`.
+    public typealias Columns = CodingKeys
+
+    /// The columns of `nodes`, one case per stored property (the column names are the raw values).
+    public enum CodingKeys: String, CodingKey {
+        /// `id INTEGER PRIMARY KEY`
+        case id
+        /// `name TEXT NOT NULL`
+        case name
+        /// `x REAL NOT NULL`
+        case x
+        /// `y REAL NOT NULL`
+        case y
+        /// `color TEXT NOT NULL`
+        case color
+        /// `width REAL NOT NULL`
+        case width
+        /// `height REAL NOT NULL`
+        case height
+        /// `created_at TEXT NOT NULL`
         case createdAt = "created_at"
+        /// `updated_at TEXT NOT NULL`
         case updatedAt = "updated_at"
     }
+
+    /// The node's columns as typed properties, for key-path filters: `Query<NodeVO>().filter(\.x, .greaterThan, 12)`.
+    public struct ColumnPaths: Sendable {
+        /// `id`
+        public var id: TypedColumn<Int64> { TypedColumn(Columns.id) }
+        /// `name`
+        public var name: TypedColumn<String> { TypedColumn(Columns.name) }
+        /// `x`
+        public var x: TypedColumn<Double> { TypedColumn(Columns.x) }
+        /// `y`
+        public var y: TypedColumn<Double> { TypedColumn(Columns.y) }
+        /// `color`
+        public var color: TypedColumn<String> { TypedColumn(Columns.color) }
+        /// `width`
+        public var width: TypedColumn<Double> { TypedColumn(Columns.width) }
+        /// `height`
+        public var height: TypedColumn<Double> { TypedColumn(Columns.height) }
+        /// `created_at`
+        public var createdAt: TypedColumn<Date> { TypedColumn(Columns.createdAt) }
+        /// `updated_at`
+        public var updatedAt: TypedColumn<Date> { TypedColumn(Columns.updatedAt) }
+    }
+
+    /// The node's column paths.
+    public static var columnPaths: ColumnPaths { ColumnPaths() }
 }
 
 extension NodeVO: RowDecodable {

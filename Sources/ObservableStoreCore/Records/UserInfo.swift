@@ -33,12 +33,39 @@ public struct UserInfo: Record, Equatable, Hashable {
         self.updatedAt = (updatedAt ?? createdAt).truncatedToMilliseconds
     }
 
-    package enum CodingKeys: String, CodingKey {
-        case id, name
+    /// The user's columns: `Query<UserInfo>().filter(.hairColor, equals: "brown")`.
+    public typealias Columns = CodingKeys
+
+    /// The columns of `user_info`, one case per stored property (the column names are the raw values).
+    public enum CodingKeys: String, CodingKey {
+        /// `id TEXT PRIMARY KEY`
+        case id
+        /// `name TEXT NOT NULL`
+        case name
+        /// `hair_color TEXT`
         case hairColor = "hair_color"
+        /// `created_at TEXT NOT NULL`
         case createdAt = "created_at"
+        /// `updated_at TEXT NOT NULL`
         case updatedAt = "updated_at"
     }
+
+    /// The user's columns as typed properties, for key-path filters: `Query<UserInfo>().filter(\.name, equals: "Ada")`.
+    public struct ColumnPaths: Sendable {
+        /// `id`
+        public var id: TypedColumn<String> { TypedColumn(Columns.id) }
+        /// `name`
+        public var name: TypedColumn<String> { TypedColumn(Columns.name) }
+        /// `hair_color`
+        public var hairColor: TypedColumn<String> { TypedColumn(Columns.hairColor) }
+        /// `created_at`
+        public var createdAt: TypedColumn<Date> { TypedColumn(Columns.createdAt) }
+        /// `updated_at`
+        public var updatedAt: TypedColumn<Date> { TypedColumn(Columns.updatedAt) }
+    }
+
+    /// The user's column paths.
+    public static var columnPaths: ColumnPaths { ColumnPaths() }
 }
 
 extension UserInfo: RowDecodable {
