@@ -45,6 +45,11 @@ private func result<Value: Sendable>(
     /// async tests, `#expect(message == "the store is closed")` saw its right-hand side as another string of the
     /// loop's body (a `value(of:)` description) and failed with equal strings (Swift 6.3.1, debug build).
     static let closedMessage = "the store is closed"
+    /// How long a holding call waits for the test to release it. Longer than the shared `helperWaitSeconds`: in a
+    /// full parallel run the cooperative pool can be held by other suites for over a minute before this test's
+    /// async calls even start, and a holder that gave up by then would let them run at once (the test would
+    /// then wait in vain for them to queue). Below the suite's time limit, so a failing test still ends.
+    static let holdSeconds: Double = 150
     /// Rows in the table the reads fetch from.
     static let storedNodes = 2_000
 
@@ -65,7 +70,7 @@ private func result<Value: Sendable>(
             let holding = Locked(0)
             @Sendable func hold() {
                 holding.withLock { $0 += 1 }
-                release.wait(seconds: helperWaitSeconds)
+                release.wait(seconds: Self.holdSeconds)
             }
             let holders = (0..<store.configuration.maximumReaderCount).map { _ in
                 ThreadJob { Result { try store.read { _ in hold() } } }
@@ -195,7 +200,7 @@ private func result<Value: Sendable>(
             let running = outcome {
                 try await store.read { tx in
                     started.withLock { $0 += 1 }
-                    release.wait(seconds: helperWaitSeconds)
+                    release.wait(seconds: Self.holdSeconds)
                     return try tx.count(Query<NodeVO>())
                 }
             }
@@ -229,7 +234,7 @@ private func result<Value: Sendable>(
                 Result {
                     try store.write { tx in
                         entered.withLock { $0 += 1 }
-                        release.wait(seconds: helperWaitSeconds)
+                        release.wait(seconds: Self.holdSeconds)
                         try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
                     }
                 }
@@ -254,7 +259,7 @@ private func result<Value: Sendable>(
             let started = outcome {
                 try await store.write { tx in
                     bodyStarted.withLock { $0 += 1 }
-                    goOn.wait(seconds: helperWaitSeconds)
+                    goOn.wait(seconds: Self.holdSeconds)
                     return try tx.insert(NodeVO(name: "started", x: 0, y: 0)).name
                 }
             }
@@ -297,7 +302,7 @@ private func result<Value: Sendable>(
             let running = outcome {
                 try await store.read { tx in
                     started.withLock { $0 += 1 }
-                    release.wait(seconds: helperWaitSeconds)
+                    release.wait(seconds: Self.holdSeconds)
                     return try tx.count(Query<NodeVO>())
                 }
             }
@@ -328,7 +333,7 @@ private func result<Value: Sendable>(
                 Result {
                     try store.write { tx in
                         entered.withLock { $0 += 1 }
-                        release.wait(seconds: helperWaitSeconds)
+                        release.wait(seconds: Self.holdSeconds)
                         try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
                     }
                 }
