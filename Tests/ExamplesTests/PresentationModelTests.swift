@@ -8,7 +8,7 @@ import Testing
 /// and the model announces creations (anyone's) and selections.
 @Suite(.timeLimit(.minutes(3)), .tags(.processes)) struct PresentationModelTests {
     @MainActor @Test func aViewHereAndStorectlInAnotherProcessStayInSync() async throws {
-        try await withMainActorStore { store, path in
+        try await withTemporaryStore { store, path in
             let editor = NodesPresentationModel(store: store)
             let canvas = NodeCanvasView(model: editor)
             let notifications = Recorder<String>()
@@ -33,19 +33,19 @@ import Testing
             let id = try #require(a.id)
             #expect(editor.selectedNode?.name == "A")
             try editor.moveSelectedNode(byX: 5, y: 0)
-            try await waitOnMainActor("the canvas to show the moved node") { canvas.lines == ["*A (15, 20)"] }
+            try await waitUntil("the canvas to show the moved node") { canvas.lines == ["*A (15, 20)"] }
 
             // The other process edits: it creates a node, and moves the selected one.
             let insert = try run("storectl", ["--db", path, "insert", "nodes", #"{"name":"B","x":1,"y":2}"#])
             #expect(insert.status == 0, "\(insert.stderr)")
             let update = try run("storectl", ["--db", path, "update", "nodes", "\(id)", "--set", "x=100"])
             #expect(update.status == 0, "\(update.stderr)")
-            try await waitOnMainActor("the canvas to show storectl's edits") {
+            try await waitUntil("the canvas to show storectl's edits") {
                 canvas.lines == ["*A (100, 20)", "B (1, 2)"]
             }
             #expect(editor.nodes.map(\.name) == ["A", "B"])
             #expect(editor.selectedNode?.x == 100)
-            try await waitOnMainActor("the notifications") { notifications.count == 3 }
+            try await waitUntil("the notifications") { notifications.count == 3 }
             #expect(notifications.all == ["created A", "selected A", "created B"])
 
             // storectl's watch saw this process's edits and the other process's, in commit order.
@@ -62,7 +62,7 @@ import Testing
     }
 
     @MainActor @Test func selectingANodeAnnouncesItAndFollowsItUntilItIsDeleted() async throws {
-        try await withMainActorStore { store, _ in
+        try await withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)
             let b = try nodes.insert(NodeVO(name: "B", x: 0, y: 0))
             let editor = NodesPresentationModel(store: store)
@@ -74,12 +74,12 @@ import Testing
             defer { listening.cancel() }
             editor.selectNode(id: b.id)
             #expect(editor.selectedNode == b)
-            try await waitOnMainActor("the selection to be announced") { notifications.count == 1 }
+            try await waitUntil("the selection to be announced") { notifications.count == 1 }
             #expect(notifications.all == [.nodeSelected(b)])
             try editor.moveSelectedNode(byX: 1, y: 2)
-            try await waitOnMainActor("the move") { editor.selectedNode?.x == 1 && editor.selectedNode?.y == 2 }
+            try await waitUntil("the move") { editor.selectedNode?.x == 1 && editor.selectedNode?.y == 2 }
             _ = try nodes.delete(key: try #require(b.id))
-            try await waitOnMainActor("the delete") { editor.selectedNode == nil && editor.nodes.isEmpty }
+            try await waitUntil("the delete") { editor.selectedNode == nil && editor.nodes.isEmpty }
             try editor.moveSelectedNode(byX: 1, y: 1)  // nothing to move: no write
             editor.selectNode(id: nil)
             #expect(notifications.count == 1)

@@ -72,18 +72,18 @@ private struct NodeName: Record {
     }
 
     @MainActor @Test func theMainActorIsTheDefault() async throws {
-        try await withMainActorStore { store, _ in
+        try await withTemporaryStore { store, _ in
             let model = LiveQuery(Self.bigX, in: store)
             #expect(ObjectIdentifier(model.actor) == ObjectIdentifier(MainActor.shared))
             let record = LiveRecord(UserInfo.self, key: "me", in: store)
             #expect(ObjectIdentifier(record.actor) == ObjectIdentifier(MainActor.shared))
             try store.repository(UserInfo.self).insert(UserInfo(id: "me", name: "Ada"))
-            try await waitOnMainActor("the record on the main actor") { record.record?.name == "Ada" }
+            try await waitUntil("the record on the main actor") { record.record?.name == "Ada" }
         }
     }
 
     @MainActor @Test func withObservationTrackingSeesAChangeOnTheMainActor() async throws {
-        try await withMainActorStore { store, _ in
+        try await withTemporaryStore { store, _ in
             let model = LiveQuery(Self.bigX, in: store)
             let changed = Locked(false)
             withObservationTracking { _ = model.records } onChange: { changed.value = true }
@@ -92,14 +92,14 @@ private struct NodeName: Record {
             try await Task.sleep(for: .milliseconds(100))  // room for a wrong change to be reported
             #expect(!changed.value)
             try nodes.insert(NodeVO(name: "big", x: 500, y: 0))
-            try await waitOnMainActor("the change to be reported") { changed.value }
-            try await waitOnMainActor("the new records") { model.records.map(\.name) == ["big"] }
+            try await waitUntil("the change to be reported") { changed.value }
+            try await waitUntil("the new records") { model.records.map(\.name) == ["big"] }
             #expect(model.sequence == 2)
         }
     }
 
     @MainActor @Test func observationsSeeTheRecordsAsTheyChange() async throws {
-        try await withMainActorStore { store, _ in
+        try await withTemporaryStore { store, _ in
             let model = LiveQuery(Self.bigX, in: store)
             let seen = Recorder<[String]>()
             let watcher = Task { @MainActor in
@@ -109,10 +109,10 @@ private struct NodeName: Record {
                 }
             }
             let nodes = store.repository(NodeVO.self)
-            try await waitOnMainActor("the first value") { seen.count == 1 }
+            try await waitUntil("the first value") { seen.count == 1 }
             for name in ["n1", "n2", "n3"] {
                 try nodes.insert(NodeVO(name: name, x: 500, y: 0))
-                try await waitOnMainActor("\(name) to be seen") { seen.all.last?.last == name }
+                try await waitUntil("\(name) to be seen") { seen.all.last?.last == name }
             }
             await watcher.value  // it returns after the third name, seen above
             // Observations coalesces, so only the first and last are certain; each seen value was a real one.

@@ -10,8 +10,10 @@ public func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(directory)
 }
 
-/// Async twin of ``withTemporaryDirectory(_:)``.
-public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+/// Async twin of ``withTemporaryDirectory(_:)``; `body` runs on the caller's actor (`isolation`).
+public func withTemporaryDirectory<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> T
+) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("observable-store-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -31,9 +33,11 @@ public func withTemporaryStore<T>(
     }
 }
 
-/// Async twin of ``withTemporaryStore(configuration:_:)``.
+/// Async twin of ``withTemporaryStore(configuration:_:)``; `body` runs on the caller's actor (`isolation`), so a
+/// main-actor test can use main-actor models in it.
 public func withTemporaryStore<T>(
-    configuration: StoreConfiguration = StoreConfiguration(), _ body: (Store, String) async throws -> T
+    configuration: StoreConfiguration = StoreConfiguration(), isolation: isolated (any Actor)? = #isolation,
+    _ body: (Store, String) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         let path = directory.appendingPathComponent("store.sqlite").path

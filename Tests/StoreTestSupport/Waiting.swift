@@ -46,8 +46,10 @@ public func waitUntil(
 }
 
 /// Async twin of ``waitUntil(timeout:_:sourceLocation:_:)``: sleeps between polls instead of blocking a thread.
+/// It runs on the caller's actor (`isolation`), so a main-actor test can poll main-actor state.
 public func waitUntil(
     timeout: Double = defaultWaitSeconds, _ what: @autoclosure () -> String = "the condition",
+    isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool
 ) async throws {
     let deadline = Date().addingTimeInterval(timeout)
