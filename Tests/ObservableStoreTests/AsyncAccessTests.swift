@@ -175,6 +175,40 @@ private func result<Value: Sendable>(
     }
 
     /// Runs `body` in a task of its own; the task's value is `body`'s outcome, for ``result(of:_:sourceLocation:)``.
+    /// An async read of `store` (one reader connection) that holds its connection until `release` is signalled;
+    /// returns once it runs. Its value is the number of nodes.
+    private func holdingRead(of store: Store) async throws -> (read: Task<Result<Int, any Error>, Never>, release: DispatchSemaphore) {
+        let started = Locked(0)
+        let release = DispatchSemaphore(value: 0)
+        let running = outcome {
+            try await store.read { tx in
+                started.withLock { $0 += 1 }
+                release.wait(seconds: Self.holdSeconds)
+                return try tx.count(Query<NodeVO>())
+            }
+        }
+        try await eventually("the first read to start") { started.value == 1 }
+        return (running, release)
+    }
+
+    /// A synchronous write on its own thread that holds the writer until `release` is signalled, then inserts a
+    /// node named "holder"; returns once it runs.
+    private func holdingWrite(of store: Store) async throws -> (write: ThreadJob<Result<Void, any Error>>, release: DispatchSemaphore) {
+        let release = DispatchSemaphore(value: 0)
+        let entered = Locked(0)
+        let holder = ThreadJob {
+            Result {
+                try store.write { tx in
+                    entered.withLock { $0 += 1 }
+                    release.wait(seconds: Self.holdSeconds)
+                    try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
+                }
+            }
+        }
+        try await eventually("the holding write to start") { entered.value == 1 }
+        return (holder, release)
+    }
+
     private func outcome<T: Sendable>(
         _ body: @escaping @Sendable () async throws -> T
     ) -> Task<Result<T, any Error>, Never> {
@@ -195,16 +229,7 @@ private func result<Value: Sendable>(
         configuration.maximumReaderCount = 1
         try await withTemporaryStore(configuration: configuration) { store, _ in
             try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
-            let started = Locked(0)
-            let release = DispatchSemaphore(value: 0)
-            let running = outcome {
-                try await store.read { tx in
-                    started.withLock { $0 += 1 }
-                    release.wait(seconds: Self.holdSeconds)
-                    return try tx.count(Query<NodeVO>())
-                }
-            }
-            try await eventually("the first read to start") { started.value == 1 }
+            let (running, release) = try await holdingRead(of: store)
             let bodiesRun = Locked(0)
             let queued = outcome { try await store.read { _ in bodiesRun.withLock { $0 += 1 } } }
             try await eventually("the second read to be queued behind the first") {
@@ -228,18 +253,7 @@ private func result<Value: Sendable>(
 
     @Test func aWriteCancelledWhileWaitingForItsTurnWritesNothingAndAStartedOneCommits() async throws {
         try await withTemporaryStore { store, _ in
-            let release = DispatchSemaphore(value: 0)
-            let entered = Locked(0)
-            let holder = ThreadJob {
-                Result {
-                    try store.write { tx in
-                        entered.withLock { $0 += 1 }
-                        release.wait(seconds: Self.holdSeconds)
-                        try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
-                    }
-                }
-            }
-            try await eventually("the holding write to start") { entered.value == 1 }
+            let (holder, release) = try await holdingWrite(of: store)
             let waiting = outcome {
                 try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) }
             }
@@ -297,16 +311,7 @@ private func result<Value: Sendable>(
         configuration.maximumReaderCount = 1
         try await withTemporaryStore(configuration: configuration) { store, _ in
             try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
-            let started = Locked(0)
-            let release = DispatchSemaphore(value: 0)
-            let running = outcome {
-                try await store.read { tx in
-                    started.withLock { $0 += 1 }
-                    release.wait(seconds: Self.holdSeconds)
-                    return try tx.count(Query<NodeVO>())
-                }
-            }
-            try await eventually("the first read to start") { started.value == 1 }
+            let (running, release) = try await holdingRead(of: store)
             let queued = (0..<3).map { _ in outcome { try await store.read { try $0.count(Query<NodeVO>()) } } }
             try await eventually("three reads to be queued") { store.readers.queuedCount == 3 }
 
@@ -327,18 +332,7 @@ private func result<Value: Sendable>(
 
     @Test func closingFailsTheWritesStillWaitingAfterTheOneInProgressCommits() async throws {
         try await withTemporaryStore { store, path in
-            let release = DispatchSemaphore(value: 0)
-            let entered = Locked(0)
-            let holder = ThreadJob {
-                Result {
-                    try store.write { tx in
-                        entered.withLock { $0 += 1 }
-                        release.wait(seconds: Self.holdSeconds)
-                        try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
-                    }
-                }
-            }
-            try await eventually("the holding write to start") { entered.value == 1 }
+            let (holder, release) = try await holdingWrite(of: store)
             let queued = (0..<3).map { index in
                 outcome {
                     try await store.write { tx in try tx.insert(NodeVO(name: "queued \(index)", x: 0, y: 0)).name }
