@@ -22,7 +22,7 @@ final class ObservedQueryState<R: Record>: Sendable {
     /// The state of an observation of `query`.
     init(_ query: Query<R>) {
         self.query = query
-        isEvaluable = query.afterRecord == nil && query.conditions.allSatisfy { $0.predicate != nil }
+        isEvaluable = QueryEvaluator.predicates(of: query) != nil
     }
 
     /// Reads the query in `tx` and holds the result, with the traits of its columns as `tx` sees the schema.

@@ -17,10 +17,15 @@ struct QueryEvaluator<R: Record> {
         Set(query.conditions.compactMap { $0.predicate?.column } + query.effectiveOrderings.map(\.column))
     }
 
+    /// `query`'s filters as predicates, or nil when one of them is SQL only the database evaluates.
+    static func predicates(of query: Query<R>) -> [QueryPredicate]? {
+        let typed = query.conditions.compactMap(\.predicate)
+        return typed.count == query.conditions.count && query.afterRecord == nil ? typed : nil
+    }
+
     /// An evaluator of `query` with the `traits` of the columns it reads.
     init(_ query: Query<R>, traits: [String: ColumnTraits]) {
-        let typed = query.conditions.compactMap(\.predicate)
-        predicates = typed.count == query.conditions.count && query.afterRecord == nil ? typed : nil
+        predicates = Self.predicates(of: query)
         orderings = query.effectiveOrderings.map { ($0.column, $0.descending) }
         self.traits = traits
     }
