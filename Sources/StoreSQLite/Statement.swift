@@ -463,6 +463,20 @@ package final class Statement {
         return body(UnsafeBufferPointer(start: pointer, count: count))
     }
 
+    /// Calls `body` with the current row's column `index` as SQLite holds it: the UTF-8 bytes of TEXT (unchecked,
+    /// without a terminating NUL) or the bytes of a BLOB, valid only during the call; empty for other storage classes.
+    package func withBytes<R>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let value = sqlite3_column_value(handle, index)
+        let pointer: UnsafeRawPointer? =
+            switch sqlite3_value_type(value) {
+            case SQLITE_TEXT: sqlite3_value_text(value).map(UnsafeRawPointer.init)
+            case SQLITE_BLOB: sqlite3_value_blob(value)
+            default: nil
+            }
+        guard let pointer else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))))
+    }
+
     /// The current row's column `index` as bytes.
     package func blob(at index: Int32) -> Data {
         let value = sqlite3_column_value(handle, index)

@@ -8,28 +8,22 @@ struct Output {
     let quiet: Bool
 
     /// Rows of values under column names: a table, a JSON array, NDJSON lines or CSV.
-    func rows(_ columns: [String], _ rows: [[DatabaseValue]]) {
-        switch format {
-        case .table: printTable(columns, rows.map { $0.map(Output.cell) })
-        case .json: write("[" + rows.map { JSONText.object(columns, $0) }.joined(separator: ",\n") + "]\n")
-        case .ndjson: for row in rows { write(JSONText.object(columns, row) + "\n") }
-        case .csv:
-            write(columns.map(CSVText.field).joined(separator: ",") + "\n")
-            for row in rows { write(row.map { CSVText.field(Output.csvCell($0)) }.joined(separator: ",") + "\n") }
-        }
+    func rows(_ columns: [String], _ rows: [[DatabaseValue]]) throws {
+        let printer = rowPrinter()
+        for values in rows { printer.print(ValueRow(columnNames: columns, values: values)) }
+        try printer.finish(columnsIfEmpty: columns)
     }
 
     /// One object (`get`, `info`): key-value lines in a table, one JSON object otherwise.
-    func object(_ columns: [String], _ values: [DatabaseValue]) {
-        switch format {
-        case .table:
-            let width = columns.map(\.count).max() ?? 0
-            for (column, value) in zip(columns, values) {
-                write(column.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Output.cell(value) + "\n")
-            }
-        case .json, .ndjson: write(JSONText.object(columns, values) + "\n")
-        case .csv: rows(columns, [values])
-        }
+    func object(_ columns: [String], _ values: [DatabaseValue]) throws {
+        let printer = rowPrinter()
+        printer.printObject(ValueRow(columnNames: columns, values: values))
+        try printer.finish(columnsIfEmpty: columns)
+    }
+
+    /// A printer that streams rows to stdout in this format (for output too large to hold: `list`, `query`).
+    func rowPrinter() -> RowPrinter {
+        RowPrinter(format: format, color: color)
     }
 
     /// Raw text (e.g. `schema --sql`).
@@ -39,22 +33,6 @@ struct Output {
 
     func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    private func printTable(_ columns: [String], _ rows: [[String]]) {
-        var widths = columns.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
-        }
-        func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }
-        let header = line(columns.map { $0.uppercased() })
-        write((color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n")
-        var text = ""
-        for row in rows { text += line(row) + "\n" }
-        write(text)
     }
 
     /// A value as a table cell: control characters escaped, blobs summarised.

@@ -34,7 +34,34 @@ extension Transaction {
         }
     }
 
+    /// Runs one query with named arguments (as ``fetchRows(_:named:)``) and calls `body` with each row as it is
+    /// stepped, read in place: no row is kept. For output that streams (storectl's `list`, `query`, `get`).
+    /// Errors from `body` stop the query and are rethrown.
+    package func forEachRow(
+        _ sql: String, named arguments: [String: any DatabaseValueConvertible], _ body: (RowCursor) throws -> Void
+    ) throws {
+        try checkActive()
+        let statement = try StoreError.wrapping { try connection.prepare(sql) }
+        try inspect(statement)
+        let marker = capture?.mark()
+        do {
+            try bind(statement, named: arguments)
+            let cursor = RowCursor(statement)
+            while try StoreError.wrapping({ try statement.step() }) { try body(cursor) }
+        } catch {
+            if let marker { capture?.rollback(to: marker) }
+            throw error
+        }
+    }
+
     private func bindAndFetch(_ statement: Statement, named arguments: [String: any DatabaseValueConvertible]) throws -> [Row] {
+        try bind(statement, named: arguments)
+        return try StoreError.wrapping { try RowFetcher.rows(of: statement) }
+    }
+
+    /// Binds each `:name` parameter of `statement` to `arguments["name"]`; throws for a positional parameter or a
+    /// name without a value.
+    private func bind(_ statement: Statement, named arguments: [String: any DatabaseValueConvertible]) throws {
         try StoreError.wrapping {
             for index in 0..<statement.parameterCount {
                 guard let name = statement.parameterName(at: index + 1) else {
@@ -45,7 +72,6 @@ extension Transaction {
                 }
                 try statement.bind(value.databaseValue, at: index + 1)
             }
-            return try RowFetcher.rows(of: statement)
         }
     }
 }

@@ -41,7 +41,7 @@ struct Backups: ParsableCommand {
 
         func run() throws {
             try Backups.checkStoreExists(global)
-            global.output.rows(Backups.columns, try Store.migrationBackups(of: global.path).map(Backups.row))
+            try global.output.rows(Backups.columns, try Store.migrationBackups(of: global.path).map(Backups.row))
         }
     }
 
@@ -72,7 +72,7 @@ struct Backups: ParsableCommand {
             } else {
                 removed = try Store.pruneMigrationBackups(of: global.path, keeping: keep, lockTimeout: global.busyTimeoutDuration)
             }
-            global.output.rows(Backups.columns, removed.map(Backups.row))
+            try global.output.rows(Backups.columns, removed.map(Backups.row))
             let count = "\(removed.count) backup\(removed.count == 1 ? "" : "s")"
             global.say(dryRun ? "dry run: would remove \(count); nothing was removed" : "removed \(count)")
         }

@@ -23,7 +23,7 @@ struct Checkpoint: ParsableCommand {
         let store = try global.openStore(.any)
         defer { store.close() }
         let result = try store.checkpoint(mode)
-        global.output.object(
+        try global.output.object(
             ["mode", "wal_frames", "checkpointed_frames", "wal_bytes"],
             [
                 .text(mode.rawValue), .integer(Int64(result.walFrames)), .integer(Int64(result.checkpointedFrames)),

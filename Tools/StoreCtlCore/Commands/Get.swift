@@ -15,14 +15,21 @@ struct Get: ParsableCommand {
     func run() throws {
         let store = try global.openStore(.current(migrate: migrate))
         defer { store.close() }
-        let row = try store.read { tx -> Row? in
+        let printer = global.output.rowPrinter()
+        let found = try store.read { tx -> Bool in
             let info = try TableInfo.load(table, in: tx)
             let column = try info.keyColumn()
-            return try tx.fetchRows(
-                "SELECT * FROM \(TableInfo.quote(table)) WHERE \(TableInfo.quote(column.name)) = ?", [try info.keyValue(key)]
-            ).first
+            var found = false
+            try tx.forEachRow(
+                "SELECT * FROM \(TableInfo.quote(table)) WHERE \(TableInfo.quote(column.name)) = :key LIMIT 1",
+                named: ["key": try info.keyValue(key)]
+            ) {
+                printer.printObject($0)
+                found = true
+            }
+            return found
         }
-        guard let row else { throw StoreError.recordNotFound(table: table, key: key) }
-        global.output.object(row.columns, row.values)
+        guard found else { throw StoreError.recordNotFound(table: table, key: key) }
+        try printer.finish(columnsIfEmpty: [])
     }
 }

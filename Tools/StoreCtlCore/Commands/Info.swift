@@ -32,7 +32,7 @@ struct Info: ParsableCommand {
         let size = Info.fileSize(global.path)
         // Read from the WAL index: `info` never checkpoints.
         let wal = store.walFrames() ?? CheckpointResult(walFrames: 0, checkpointedFrames: 0)
-        global.output.object(
+        try global.output.object(
             [
                 "store", "size_bytes", "journal", "wal_bytes", "wal_frames", "wal_checkpointed_frames", "schema", "known_schema",
                 "state", "tables", "records", "last_change_seq",

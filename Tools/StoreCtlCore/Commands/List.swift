@@ -27,7 +27,8 @@ struct List: ParsableCommand {
     func run() throws {
         let store = try global.openStore(.current(migrate: migrate))
         defer { store.close() }
-        let (columns, rows) = try store.read { tx -> ([String], [[DatabaseValue]]) in
+        let printer = global.output.rowPrinter()
+        let columns = try store.read { tx -> [String] in
             let info = try TableInfo.load(table, in: tx)
             let key = try info.keyColumn()
             var sql = "SELECT * FROM \(TableInfo.quote(table))" + (try filter.clause(for: info, in: tx))
@@ -57,9 +58,9 @@ struct List: ParsableCommand {
             let orderings = [orderColumn, key.name].compactMap { $0 }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             sql += " ORDER BY " + orderings.map { TableInfo.quote($0) + (descending ? " DESC" : "") }.joined(separator: ", ")
             if let limit { sql += " LIMIT \(limit)" }
-            let rows = try tx.fetchRows(sql, named: values)
-            return (rows.first?.columns ?? info.columns.map(\.name), rows.map(\.values))
+            try tx.forEachRow(sql, named: values) { printer.print($0) }  // printed as stepped: nothing is held
+            return info.columns.map(\.name)
         }
-        global.output.rows(columns, rows)
+        try printer.finish(columnsIfEmpty: columns)
     }
 }

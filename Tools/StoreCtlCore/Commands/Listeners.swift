@@ -15,6 +15,6 @@ struct Listeners: ParsableCommand {
         let rows = try store.durableListeners().map { info -> [DatabaseValue] in
             [.text(info.name), .integer(info.cursor), .integer(info.lag), info.updatedAt.databaseValue]
         }
-        global.output.rows(["name", "cursor", "lag", "updated_at"], rows)
+        try global.output.rows(["name", "cursor", "lag", "updated_at"], rows)
     }
 }

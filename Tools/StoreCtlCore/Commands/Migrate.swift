@@ -29,7 +29,7 @@ struct Migrate: ParsableCommand {
                     .text(entry.state == .applied ? "ok" : entry.state == .changed ? "changed" : entry.state == .unknown ? "no file" : ""),
                 ]
             }
-            global.output.rows(["set", "version", "name", "state", "applied_at", "checksum"], rows)
+            try global.output.rows(["set", "version", "name", "state", "applied_at", "checksum"], rows)
             if let conflict = status.firstConflict { throw status.conflictError(for: conflict) }
             if !status.pending.isEmpty {
                 global.say("\(status.pending.count) pending; run `storectl migrate up`")
@@ -96,7 +96,7 @@ struct Migrate: ParsableCommand {
                 let record = applied.first { $0.set == entry.set && $0.version == entry.version }
                 return [.text(Migration.format(entry.version)), .text(entry.name), .text("ok"), .integer(Int64(record?.durationMilliseconds ?? 0))]
             }
-            global.output.rows(["version", "name", "result", "duration_ms"], rows)
+            try global.output.rows(["version", "name", "result", "duration_ms"], rows)
         }
     }
 

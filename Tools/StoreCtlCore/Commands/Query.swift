@@ -15,10 +15,11 @@ struct Query: ParsableCommand {
         let store = try global.openStore(.current(migrate: false))
         defer { store.close() }
         let filter = try WhereOptions.parse(parameters.flatMap { ["--param", $0] })
-        let rows = try store.read { tx -> [Row] in
+        let printer = global.output.rowPrinter()
+        try store.read { tx in
             try WhereOptions.checkReadOnly(sql, what: "query", in: tx)
-            return try tx.fetchRows(sql, named: filter.values)
+            try tx.forEachRow(sql, named: filter.values) { printer.print($0) }  // printed as stepped: nothing is held
         }
-        global.output.rows(rows.first?.columns ?? [], rows.map(\.values))
+        try printer.finish(columnsIfEmpty: [])
     }
 }

@@ -48,7 +48,7 @@ struct Schema: ParsableCommand {
             }
             global.output.write(global.output.format == .json ? "[" + lines.joined(separator: ",\n") + "]\n" : lines.map { $0 + "\n" }.joined())
         } else {
-            global.output.rows(["table", "column", "type", "pk", "not_null", "default", "indexes"], rows)
+            try global.output.rows(["table", "column", "type", "pk", "not_null", "default", "indexes"], rows)
         }
     }
 }

@@ -20,6 +20,6 @@ struct Tables: ParsableCommand {
                 return [.text(name), count, last]
             }
         }
-        global.output.rows(["name", "records", "last_change"], rows)
+        try global.output.rows(["name", "records", "last_change"], rows)
     }
 }
