@@ -75,7 +75,7 @@ final class OutputBuffer {
     }
 
     /// Writes the buffered bytes out; throws when a write failed, now or earlier (e.g. a full disk).
-    func flush() throws {
+    func flush() throws(StoreError) {
         writeBuffered()
         if let failure {
             throw StoreError(.internal, "cannot write the output: \(String(cString: strerror(failure)))")

@@ -9,6 +9,8 @@ struct List: ParsableCommand {
             Examples:
               storectl list nodes --where 'x > :min' --param min=10 --order -updated_at --limit 20
               storectl list nodes --order name --limit 20 --after 42     # the next page, after record 42
+            Rows are printed as they are read, in constant memory. In table format the column widths come from
+            the first 1000 rows; a longer value after them widens its own line.
             """)
 
     @OptionGroup var global: GlobalOptions

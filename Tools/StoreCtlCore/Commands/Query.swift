@@ -5,7 +5,13 @@ import ObservableStore
 struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one read-only SQL query.",
-        discussion: "Example:\n  storectl query 'SELECT color, count(*) AS n FROM nodes GROUP BY color' --format csv\n  storectl query 'SELECT * FROM nodes WHERE name = :n' --param n=Start")
+        discussion: """
+            Rows are printed as they are read, in constant memory. In table format the column widths come from
+            the first 1000 rows; a longer value after them widens its own line.
+            Examples:
+              storectl query 'SELECT color, count(*) AS n FROM nodes GROUP BY color' --format csv
+              storectl query 'SELECT * FROM nodes WHERE name = :n' --param n=Start
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The query: one statement that only reads.") var sql: String

@@ -88,9 +88,11 @@ final class Doorbell: @unchecked Sendable {
     }
 }
 
-/// Prints events as NDJSON lines and counts row events (called from the reading thread only).
+/// Prints events as NDJSON lines and counts row events (called from the reading thread only). The lines of one
+/// event go out together, in as few writes as the buffer allows, when the call that prints them returns.
 final class EventPrinter {
     private let limit: Int?
+    private let out = OutputBuffer()
     private var printed = 0
     private(set) var isDone = false
 
@@ -98,12 +100,14 @@ final class EventPrinter {
 
     /// A log row that stands for a foreign write.
     func printExternalChange(_ commit: Commit) {
+        defer { flush() }
         write(
             "{\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),"
                 + "\"event\":\"external_change\"}")
     }
 
     func print(_ event: StoreEvent) {
+        defer { flush() }
         switch event {
         case .commit(let commit):
             let head = "\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),\"origin\":"
@@ -130,10 +134,21 @@ final class EventPrinter {
 
     private func write(_ line: String, countsAsRow: Bool = false) {
         guard !isDone else { return }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        out.append(line)
+        out.append(UInt8(ascii: "\n"))
         guard countsAsRow else { return }
         printed += 1
         if let limit, printed >= limit { isDone = true }
+    }
+
+    /// Writes the buffered lines. A failed write (a full disk) ends the program: one error line, exit 1.
+    private func flush() {
+        do {
+            try out.flush()
+        } catch {
+            StoreCtl.report(error, json: StoreCtl.wantsJSONErrors(Array(CommandLine.arguments.dropFirst())), verbose: false)
+            exit(ExitCodes.code(for: error))
+        }
     }
 
     static func timestamp(_ date: Date) -> String {
