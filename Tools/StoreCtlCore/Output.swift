@@ -41,7 +41,9 @@ struct Output {
         case .null: "NULL"
         case .integer(let integer): String(integer)
         case .real(let real): JSONText.number(real)
-        case .text(let text): text.unicodeScalars.map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        case .text(let text):
+            text.utf8.contains(where: { $0 < 0x20 })
+                ? text.unicodeScalars.map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() : text
         case .blob(let data): "<blob \(data.count) bytes>"
         }
     }
@@ -75,7 +77,8 @@ enum JSONText {
 
     /// A double as JSON: integral values keep a ".0" so they read back as REAL.
     static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(format: "%.1f", value) }
+        // What "%.1f" prints for these, without the cost of String(format:); the sign of -0.0 is kept too.
+        if value == value.rounded(), abs(value) < 1e15 { return (value.sign == .minus ? "-" : "") + String(Int64(abs(value))) + ".0" }
         return "\(value)"
     }
 

@@ -148,11 +148,25 @@ final class RowPrinter {
     /// Cells padded with spaces to the column widths (in characters, as the widths are counted), two spaces
     /// apart, without white space at either end. A cell wider than its column (after the held rows) is printed whole.
     private func line(_ cells: [String]) -> String {
-        zip(cells, widths ?? []).map { cell, width in
+        var line = ""
+        for (index, (cell, width)) in zip(cells, widths ?? []).enumerated() {
+            if index > 0 { line += "  " }
+            line += cell
             let count = cell.count
-            return count >= width ? cell : cell + String(repeating: " ", count: width - count)
+            if count < width { line += String(repeating: " ", count: width - count) }
         }
-            .joined(separator: "  ")
-            .trimmingCharacters(in: .whitespaces)
+        return RowPrinter.trimmingWhitespace(line)
+    }
+
+    /// `text` without white space (`CharacterSet.whitespaces`: tab and the space separators) at either end.
+    private static func trimmingWhitespace(_ text: String) -> String {
+        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || (scalar.value >= 0x80 && scalar.properties.generalCategory == .spaceSeparator)
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isWhitespace($0) })!
+        guard first != scalars.startIndex || scalars.index(after: last) != scalars.endIndex else { return text }
+        return String(scalars[first...last])
     }
 }
