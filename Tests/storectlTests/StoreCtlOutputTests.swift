@@ -157,6 +157,16 @@ import Testing
         }
     }
 
+    @Test func aFullStdoutIsAnErrorNotASilentSuccess() throws {
+        try withKindsStore { path in
+            let storectl = try storectlURL().path
+            for command in ["list kinds", "get kinds 1", "query 'SELECT * FROM kinds'"] {
+                let result = try shell("'\(storectl)' --db '\(path)' --format ndjson \(command) > /dev/full")
+                expectFailure(result, exit: 1, code: "internal", "cannot write the output", "No space left on device")
+            }
+        }
+    }
+
     // MARK: - Memory
 
     /// Peak RSS of `list --format ndjson` does not grow with the rows: 1M rows within 1.2× (+ 4 MB) of 100k.
