@@ -85,7 +85,6 @@ final class RowPrinter {
     /// Ends the output (the closing `]` of json, a table's held rows) and flushes it. With no row printed,
     /// `columnsIfEmpty` names the columns of the csv header and the table's.
     func finish(columnsIfEmpty: [String]) throws {
-        defer { heldCells = [] }
         if printedObject && format != .csv { return try out.flush() }
         if columns == nil { start(columnsIfEmpty) }
         switch format {
