@@ -50,7 +50,7 @@ struct SampleNode: Equatable {
 
 /// Writes `lines` to `url` joined by `separator` (and one after the last), a block at a time.
 func writeLines(_ lines: some Sequence<String>, to url: URL, separator: String = "\n", header: String? = nil) throws {
-    FileManager.default.createFile(atPath: url.path, contents: nil)
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
     var block = header.map { $0 + separator } ?? ""

@@ -34,7 +34,7 @@ import Testing
         let runs = try [small, big].map { count in
             let path = try initStore(in: directory, "store-\(count).sqlite")
             let file = directory.appendingPathComponent("nodes-\(count).ndjson")
-            try writeLines((0..<count).lazy.map { #"{"name":"node \#($0)","x":\#(Double($0) / 3),"y":\#($0),"color":"#A0B0C0"}"# }, to: file)
+            try writeLines((0..<count).lazy.map { ##"{"name":"node \##($0)","x":\##(Double($0) / 3),"y":\##($0),"color":"#A0B0C0"}"## }, to: file)
             let run = try runMeasuringPeakMemory(["--db", path, "insert", "nodes", file.path] + options, in: directory, timeout: 150)
             #expect(run.status == 0 && !run.timedOut, "\(run)")
             #expect(run.stderr.contains("inserted \(count) records"), "\(run)")

@@ -197,7 +197,7 @@ struct JSONParser {
         var run = index
         func flush(_ runEnd: Int) throws(Failure) {
             guard run < runEnd else { return }
-            guard let text = String(validating: bytes[run..<runEnd], as: UTF8.self) else {
+            guard let text = UTF8Text.string(bytes[run..<runEnd]) else {
                 throw invalidUTF8(from: run, to: runEnd)
             }
             scalars.append(contentsOf: text.unicodeScalars)
@@ -207,7 +207,7 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 if scalars.isEmpty {
                     // No escape: the common case, one validated copy.
-                    guard let text = String(validating: bytes[run..<index], as: UTF8.self) else {
+                    guard let text = UTF8Text.string(bytes[run..<index]) else {
                         throw invalidUTF8(from: run, to: index)
                     }
                     index += 1

@@ -175,7 +175,7 @@ final class CSVRecordReader: RecordReader {
     /// Invalid UTF-8 throws, naming the line and column of the first invalid byte.
     private func text(of field: Field, rowLine: Int) throws -> String {
         let bytes = input.bytes[field.range]
-        if !field.needsCleaning, let text = String(validating: bytes, as: UTF8.self) { return text }
+        if !field.needsCleaning, let text = UTF8Text.string(bytes) { return text }
         var cleaned: [UInt8] = []
         cleaned.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -189,7 +189,7 @@ final class CSVRecordReader: RecordReader {
             }
             cleaned.append(byte)
         }
-        if let text = String(validating: cleaned, as: UTF8.self) { return text }
+        if let text = UTF8Text.string(cleaned[...]) { return text }
         throw invalidUTF8(in: field, rowLine: rowLine)
     }
 
