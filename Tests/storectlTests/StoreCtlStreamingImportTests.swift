@@ -12,42 +12,25 @@ import Testing
 
     // MARK: - Every format, streamed
 
-    @Test func aLargeNDJSONFileLandsCompleteAndExact() throws {
+    /// NDJSON; a JSON array with every 100th element over three lines; CSV with CR LF line ends, every 7th
+    /// name holding a quote, a comma and a line break.
+    @Test(arguments: ["ndjson", "json", "csv"])
+    func aLargeFileLandsCompleteAndExact(format: String) throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)
             let nodes = SampleNode.make(Self.large)
-            let file = directory.appendingPathComponent("nodes.ndjson")
-            try writeLines(nodes.map(\.json), to: file)
-            let result = try cli(["--db", path, "insert", "nodes", file.path])
-            expectSuccess(result)
-            #expect(result.stderr.contains("inserted \(Self.large) records into nodes (1 transaction, "), "\(result)")
-            #expect(try SampleNode.stored(path) == nodes.sorted { $0.id < $1.id })
-        }
-    }
-
-    @Test func aLargeJSONArrayLandsCompleteAndExact() throws {
-        try withTemporaryDirectory { directory in
-            let path = try initStore(in: directory)
-            let nodes = SampleNode.make(Self.large)
-            let file = directory.appendingPathComponent("nodes.json")
-            // Elements separated by ",\n", every 100th one spread over three lines.
-            let elements = nodes.enumerated().map { index, node in
-                index % 100 == 0 ? node.json.replacingOccurrences(of: #","x":"#, with: ",\n  \"x\":\n  ") : node.json
+            let file = directory.appendingPathComponent("nodes.\(format)")
+            switch format {
+            case "csv":
+                try writeLines(nodes.map(\.csv), to: file, separator: "\r\n", header: "id,name,x,y")
+            case "json":
+                let elements = nodes.enumerated().map { index, node in
+                    index % 100 == 0 ? node.json.replacingOccurrences(of: #","x":"#, with: ",\n  \"x\":\n  ") : node.json
+                }
+                try writeLines(["["] + elements.enumerated().map { $0 == elements.count - 1 ? $1 : $1 + "," } + ["]"], to: file)
+            default:
+                try writeLines(nodes.map(\.json), to: file)
             }
-            try writeLines(["["] + elements.enumerated().map { $0 == elements.count - 1 ? $1 : $1 + "," } + ["]"], to: file)
-            let result = try cli(["--db", path, "insert", "nodes", file.path])
-            expectSuccess(result)
-            #expect(result.stderr.contains("inserted \(Self.large) records into nodes (1 transaction, "), "\(result)")
-            #expect(try SampleNode.stored(path) == nodes.sorted { $0.id < $1.id })
-        }
-    }
-
-    @Test func aLargeCSVFileWithQuotesLineBreaksAndCRLFLandsCompleteAndExact() throws {
-        try withTemporaryDirectory { directory in
-            let path = try initStore(in: directory)
-            let nodes = SampleNode.make(Self.large)
-            let file = directory.appendingPathComponent("nodes.csv")
-            try writeLines(nodes.map(\.csv), to: file, separator: "\r\n", header: "id,name,x,y")
             let result = try cli(["--db", path, "insert", "nodes", file.path])
             expectSuccess(result)
             #expect(result.stderr.contains("inserted \(Self.large) records into nodes (1 transaction, "), "\(result)")

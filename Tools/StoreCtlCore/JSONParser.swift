@@ -111,8 +111,9 @@ struct JSONParser {
         return byte >= 0x20 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
     }
 
-    /// Reads an object, calling `member` with each key and value in order (the keys as written, repeats included).
-    mutating func members(_ member: (String, JSONValue) throws -> Void) throws {
+    /// Reads an object at `depth`, calling `member` with each key and value in order (the keys as written,
+    /// repeats included). When `member` returns false, reading stops there (the caller has its own error).
+    mutating func members(depth: Int, _ member: (String, JSONValue) -> Bool) throws(Failure) {
         skipWhitespace()
         guard index < end, bytes[index] == UInt8(ascii: "{") else { throw failure("expected '{', found \(describe())") }
         index += 1
@@ -128,7 +129,7 @@ struct JSONParser {
             skipWhitespace()
             guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
             index += 1
-            try member(key, try value(depth: 1))
+            guard member(key, try value(depth: depth + 1)) else { return }
             skipWhitespace()
             guard index < end else { throw failure("expected ',' or '}', found end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -301,31 +302,11 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-        index += 1
         var members: [(String, JSONValue)] = []
-        skipWhitespace()
-        if index < end, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
+        try self.members(depth: depth) { key, value in
+            members.append((key, value))
+            return true
         }
-        while true {
-            skipWhitespace()
-            guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected '\"', found \(describe())") }
-            let key = try string()
-            skipWhitespace()
-            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
-            index += 1
-            members.append((key, try value(depth: depth + 1)))
-            skipWhitespace()
-            guard index < end else { throw failure("expected ',' or '}', found end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            } else {
-                throw failure("expected ',' or '}', found \(describe())")
-            }
-        }
+        return .object(members)
     }
 }

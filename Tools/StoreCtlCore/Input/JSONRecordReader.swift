@@ -217,7 +217,17 @@ final class JSONRecordReader: RecordReader {
         do {
             parser.skipWhitespace()
             if parser.nextByte == UInt8(ascii: "{") {
-                try parser.members { key, value in try add(key, value, to: &record) }
+                var problem: StoreError?
+                try parser.members(depth: 0) { key, value in
+                    do throws(StoreError) {
+                        try add(key, value, to: &record)
+                        return true
+                    } catch {
+                        problem = error
+                        return false
+                    }
+                }
+                if let problem { throw problem }
             } else {
                 _ = try parser.value(depth: 0)
             }
@@ -235,7 +245,7 @@ final class JSONRecordReader: RecordReader {
         return (parser.currentLine, parser.lineStart)
     }
 
-    private func add(_ key: String, _ value: JSONValue, to record: inout InputRecord) throws {
+    private func add(_ key: String, _ value: JSONValue, to record: inout InputRecord) throws(StoreError) {
         guard let index = columnIndexes[key] else {
             throw RecordInput.invalid(source, record.line, "unknown column '\(key)' in \(table.name)")
         }
@@ -245,7 +255,7 @@ final class JSONRecordReader: RecordReader {
     }
 
     /// `value` as a value of `column`, by its type: integers exact, reals finite, nested JSON as text.
-    private func convert(_ value: JSONValue, for column: TableInfo.Column, line: Int) throws -> DatabaseValue {
+    private func convert(_ value: JSONValue, for column: TableInfo.Column, line: Int) throws(StoreError) -> DatabaseValue {
         func wrong(_ found: String) -> StoreError {
             RecordInput.invalid(source, line, "column \(column.name) is \(column.type), got \(found)")
         }
