@@ -22,8 +22,14 @@ package enum InputParsing {
             guard let format = RecordInput.Format(rawValue: name) else { throw CLIError.usage("unknown format \(name)") }
             return format
         }
-        let input = try RecordInput.parse(data, source: "input", format: chosen, table: TableInfo.load(table, in: tx))
-        return input.records.map { ($0.line, $0.columns, $0.values) }
+        let table = try TableInfo.load(table, in: tx)
+        let input = try RecordInput.reading(data, source: "input", format: chosen, table: table)
+        var records: [(line: Int, columns: [String], values: [DatabaseValue])] = []
+        var record = InputRecord()
+        while try input.reader.next(into: &record) {
+            records.append((record.line, record.columns.map { table.columns[$0].name }, record.values))
+        }
+        return records
     }
 
     /// The ` WHERE (…)` clause that `--where expression` and `--param name=value` make for `table`, and the

@@ -1,14 +1,15 @@
 import Foundation
 
-/// A JSON value, objects keeping their key order.
-indirect enum JSONValue: Equatable {
+/// A JSON value, objects keeping their key order. Only the containers are `indirect`: scalars
+/// cost no allocation.
+enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     /// The number's text, so that integers stay exact and reals stay reals.
     case number(String)
     case string(String)
-    case array([JSONValue])
-    case object([(String, JSONValue)])
+    indirect case array([JSONValue])
+    indirect case object([(String, JSONValue)])
 
     static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -44,20 +45,35 @@ struct JSONParser {
     }
 
     private let bytes: [UInt8]
-    private var index = 0
+    /// The index of the next byte to read, in `bytes`.
+    private(set) var index: Int
+    /// The end of the text to parse in `bytes`.
+    private let end: Int
     private var line: Int
-    private var lineStart = 0
+    /// The index in `bytes` where the current line starts (before `bytes`' start when the text starts mid-line).
+    private(set) var lineStart: Int
     /// Nesting limit, so that hostile input cannot exhaust the stack.
     private let maximumDepth = 512
 
     init(_ text: String, firstLine: Int = 1) {
-        bytes = Array(text.utf8)
+        self.init(bytes: Array(text.utf8), firstLine: firstLine)
+    }
+
+    /// Parses `bytes[range]` (all of `bytes` when nil), which starts on line `firstLine`, whose first byte is at
+    /// index `lineStart` (columns count from there).
+    init(bytes: [UInt8], range: Range<Int>? = nil, firstLine: Int = 1, lineStart: Int? = nil) {
+        self.bytes = bytes
+        index = range?.lowerBound ?? 0
+        end = range?.upperBound ?? bytes.count
         line = firstLine
+        self.lineStart = lineStart ?? index
     }
 
     /// The line the parser is on (after leading white space when called before a value).
     var currentLine: Int { line }
-    var isAtEnd: Bool { index >= bytes.count }
+    var isAtEnd: Bool { index >= end }
+    /// The byte at the parser's position, nil at the end.
+    var nextByte: UInt8? { index < end ? bytes[index] : nil }
 
     /// Parses exactly one value; only white space may follow.
     static func parse(_ text: String, firstLine: Int = 1) throws(Failure) -> JSONValue {
@@ -69,7 +85,7 @@ struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count {
+        while index < end {
             switch bytes[index] {
             case 0x20, 0x09, 0x0D: index += 1
             case 0x0A:
@@ -86,15 +102,51 @@ struct JSONParser {
     }
 
     private func describe() -> String {
-        guard index < bytes.count else { return "end of input" }
-        let scalar = bytes[index]
-        return scalar >= 0x20 && scalar < 0x7F ? "'\(Character(UnicodeScalar(scalar)))'" : String(format: "byte 0x%02X", scalar)
+        Self.describe(index < end ? bytes[index] : nil)
+    }
+
+    /// How a failure names the byte found: `'x'`, `byte 0xFF`, or `end of input` for nil.
+    static func describe(_ byte: UInt8?) -> String {
+        guard let byte else { return "end of input" }
+        return byte >= 0x20 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    /// Reads an object at `depth`, calling `member` with each key and value in order (the keys as written,
+    /// repeats included). When `member` returns false, reading stops there (the caller has its own error).
+    mutating func members(depth: Int, _ member: (String, JSONValue) -> Bool) throws(Failure) {
+        skipWhitespace()
+        guard index < end, bytes[index] == UInt8(ascii: "{") else { throw failure("expected '{', found \(describe())") }
+        index += 1
+        skipWhitespace()
+        if index < end, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected '\"', found \(describe())") }
+            let key = try string()
+            skipWhitespace()
+            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
+            index += 1
+            guard member(key, try value(depth: depth + 1)) else { return }
+            skipWhitespace()
+            guard index < end else { throw failure("expected ',' or '}', found end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            } else {
+                throw failure("expected ',' or '}', found \(describe())")
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(Failure) -> JSONValue {
         skipWhitespace()
         guard depth < maximumDepth else { throw failure("nested too deeply") }
-        guard index < bytes.count else { throw failure("expected a value, found end of input") }
+        guard index < end else { throw failure("expected a value, found end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
@@ -109,7 +161,7 @@ struct JSONParser {
 
     private mutating func literal(_ word: String, _ value: JSONValue) throws(Failure) -> JSONValue {
         let expected = Array(word.utf8)
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+        guard index + expected.count <= end, Array(bytes[index..<index + expected.count]) == expected else {
             throw failure("expected '\(word)'")
         }
         index += expected.count
@@ -121,43 +173,56 @@ struct JSONParser {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits() -> Int {
             let begin = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            while index < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             return index - begin
         }
         let integerDigits = digits()
         guard integerDigits > 0 else { throw failure("expected a digit, found \(describe())") }
         if integerDigits > 1, bytes[index - integerDigits] == UInt8(ascii: "0") { throw failure("leading zeros are not allowed") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+        if index < end, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits() > 0 else { throw failure("expected a digit after '.', found \(describe())") }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw failure("expected an exponent digit, found \(describe())") }
         }
         return .number(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
-    private mutating func string() throws(Failure) -> String {
+    /// Reads a string. Its bytes must be valid UTF-8: the failure names the column of the first invalid one.
+    mutating func string() throws(Failure) -> String {
         index += 1  // opening quote
         var scalars = String.UnicodeScalarView()
         var run = index
-        func flush(_ end: Int) {
-            scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
+        func flush(_ runEnd: Int) throws(Failure) {
+            guard run < runEnd else { return }
+            guard let text = UTF8Text.string(bytes[run..<runEnd]) else {
+                throw invalidUTF8(from: run, to: runEnd)
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
         }
-        while index < bytes.count {
+        while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                flush(index)
+                if scalars.isEmpty {
+                    // No escape: the common case, one validated copy.
+                    guard let text = UTF8Text.string(bytes[run..<index]) else {
+                        throw invalidUTF8(from: run, to: index)
+                    }
+                    index += 1
+                    return text
+                }
+                try flush(index)
                 index += 1
                 return String(scalars)
             }
             if byte < 0x20 { throw failure("control character in a string (escape it)") }
             if byte == UInt8(ascii: "\\") {
-                flush(index)
+                try flush(index)
                 index += 1
-                guard index < bytes.count else { break }
+                guard index < end else { break }
                 switch bytes[index] {
                 case UInt8(ascii: "\""): scalars.append("\"")
                 case UInt8(ascii: "\\"): scalars.append("\\")
@@ -170,7 +235,7 @@ struct JSONParser {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800...0xDBFF).contains(code) {
-                        guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u")
+                        guard index + 2 < end, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u")
                         else { throw failure("unpaired surrogate in \\u escape") }
                         index += 2
                         let low = try hex4()
@@ -190,8 +255,18 @@ struct JSONParser {
         throw failure("unterminated string")
     }
 
+    /// The failure for the first byte of `bytes[start..<runEnd]` that does not belong to valid UTF-8.
+    private mutating func invalidUTF8(from start: Int, to runEnd: Int) -> Failure {
+        var valid = start
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[start..<runEnd].makeIterator()
+        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { valid += scalar.count }
+        index = valid
+        return failure("invalid UTF-8 (byte 0x\(String(bytes[valid], radix: 16, uppercase: true)))")
+    }
+
     private mutating func hex4() throws(Failure) -> UInt32 {
-        guard index + 4 < bytes.count else { throw failure("expected 4 hex digits after \\u") }
+        guard index + 4 < end else { throw failure("expected 4 hex digits after \\u") }
         var value: UInt32 = 0
         for offset in 1...4 {
             guard let digit = Character(UnicodeScalar(bytes[index + offset])).hexDigitValue else {
@@ -207,14 +282,14 @@ struct JSONParser {
         index += 1
         var items: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        if index < end, bytes[index] == UInt8(ascii: "]") {
             index += 1
             return .array(items)
         }
         while true {
             items.append(try value(depth: depth + 1))
             skipWhitespace()
-            guard index < bytes.count else { throw failure("expected ',' or ']', found end of input") }
+            guard index < end else { throw failure("expected ',' or ']', found end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
@@ -227,31 +302,11 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-        index += 1
         var members: [(String, JSONValue)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
+        try self.members(depth: depth) { key, value in
+            members.append((key, value))
+            return true
         }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected '\"', found \(describe())") }
-            let key = try string()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
-            index += 1
-            members.append((key, try value(depth: depth + 1)))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("expected ',' or '}', found end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            } else {
-                throw failure("expected ',' or '}', found \(describe())")
-            }
-        }
+        return .object(members)
     }
 }

@@ -4,15 +4,27 @@ import ObservableStore
 /// A table's columns as `PRAGMA table_info` describes them: what storectl checks input against.
 struct TableInfo {
     struct Column {
-        var name: String
-        var type: String
-        var notNull: Bool
-        var defaultValue: String?
+        let name: String
+        let type: String
+        let notNull: Bool
+        let defaultValue: String?
         /// Position in the primary key (1-based), 0 when not part of it.
-        var primaryKeyPosition: Int
+        let primaryKeyPosition: Int
 
-        /// The storage class a value must have: "INTEGER", "REAL", "TEXT", "BLOB", or "ANY".
-        var affinity: String {
+        /// The storage class a value must have: "INTEGER", "REAL", "TEXT", "BLOB", or "ANY". Worked out once
+        /// from `type` (the import checks it for every value).
+        let affinity: String
+
+        init(name: String, type: String, notNull: Bool, defaultValue: String?, primaryKeyPosition: Int) {
+            self.name = name
+            self.type = type
+            self.notNull = notNull
+            self.defaultValue = defaultValue
+            self.primaryKeyPosition = primaryKeyPosition
+            affinity = Self.affinity(of: type)
+        }
+
+        private static func affinity(of type: String) -> String {
             let upper = type.uppercased()
             if upper.contains("INT") { return "INTEGER" }
             if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }
