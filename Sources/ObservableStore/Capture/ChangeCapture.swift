@@ -110,7 +110,7 @@ final class ChangeCapture {
             let file = try spill ?? SpillFile()
             spill = file
             let offset = try records.withUnsafeBytes { try file.append($0) }
-            try recordOffsets.withUnsafeBytes { try file.append($0) }
+            _ = try recordOffsets.withUnsafeBytes { try file.append($0) }
             sealed.append(
                 SealedPiece(
                     offset: offset, byteCount: records.count, changeCount: recordOffsets.count,
