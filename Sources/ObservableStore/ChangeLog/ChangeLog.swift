@@ -215,6 +215,9 @@ final class ChangeLog {
         }
     }
 
+    /// How many payload bytes a page of ``Store/commits(after:limit:)`` reads at most (past its first piece).
+    static let pageByteBudget = ChangeCapture.defaultPieceByteLimit
+
     /// Piece `index` of commit `sequence`, or nil when the log no longer holds it (pruned).
     static func readPiece(_ index: Int, of sequence: Int64, on connection: Connection) throws -> LoggedCommit? {
         if index == 0 { return try read(after: sequence - 1, through: sequence, limit: 1, on: connection).first }
