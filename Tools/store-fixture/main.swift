@@ -13,6 +13,10 @@
 //   store-fixture crash-writer DB [full] [power-loss]    commit tagged transactions until killed, printing `ack SEQ TAG ROWS`
 //                                                        (power-loss: through the PowerLossVFS shim, so that a kill
 //                                                        loses every write that was not synced, as a power cut does)
+//   store-fixture big-write DB ROWS PIECE_BYTES [KILL_AFTER_MS]
+//                                                        one transaction inserting ROWS nodes in one statement, logged in
+//                                                        pieces of PIECE_BYTES; prints `inserted MS`, `committed SEQ MS`,
+//                                                        `peak-rss KB`; with KILL_AFTER_MS, SIGKILLs itself that long after the start
 //   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
@@ -66,6 +70,10 @@ do {
     case "crash-writer" where arguments.count >= 2:
         try Fixture.crashWriter(
             path: arguments[1], full: arguments.dropFirst(2).contains("full"), powerLoss: arguments.dropFirst(2).contains("power-loss"))
+    case "big-write" where arguments.count >= 4:
+        try BigTransaction.run(
+            path: arguments[1], rows: Int(arguments[2]) ?? 0, pieceBytes: Int(arguments[3]) ?? 0,
+            killAfterMilliseconds: arguments.count > 4 ? Int(arguments[4]) : nil)
     case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,
