@@ -108,7 +108,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             #expect(kept.map { $0["seq"] } == (prunedEmpty ? [3, 4, 5] : [1, 2, 3, 4, 5]).map { DatabaseValue.integer($0) })
             let commits = try store.commits(after: 0)
             #expect(commits.suffix(2).map(\.origin) == ["migration:store/0006_change_log_external_marker", "migration:store/0007_change_log_pieces"])
-            #expect(commits.suffix(2).allSatisfy(\.schemaChanged))
+            #expect(commits.suffix(2).allSatisfy { $0.schemaChanged })
             if prunedEmpty {
                 // The placeholder is an empty commit; a listener reading from the start sees no change in it.
                 #expect(kept.first?["change_count"] == .integer(0))
