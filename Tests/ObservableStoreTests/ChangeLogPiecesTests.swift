@@ -259,6 +259,25 @@ import Testing
         }
     }
 
+    /// The capture spills sealed pieces to a file, and the commit writes them one at a time: a transaction of 10×
+    /// the rows peaks within a few MiB of the smaller one (unbounded, 200,000 rows would hold ~22 MB of records,
+    /// then a ~22 MB payload). Child processes, peak RSS (VmHWM) as each reports it. A memory check, not a timing;
+    /// Benchmarks' big_transaction case measures 1M and 2M rows in release.
+    @Test(.tags(.processes)) func peakMemoryOfABigTransactionDoesNotGrowWithItsRows() throws {
+        try withTemporaryDirectory { directory in
+            func peak(_ rows: Int) throws -> Int {
+                let path = directory.appendingPathComponent("memory-\(rows).sqlite").path
+                let result = try run("store-fixture", ["big-write", path, "\(rows)", "\(256 * 1024)"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("peak-rss ") }
+                return try #require(line.flatMap { Int($0.dropFirst("peak-rss ".count)) })
+            }
+            let small = try peak(20_000)
+            let large = try peak(200_000)
+            #expect(large - small < 12 * 1024, "peak RSS \(small) KiB at 20,000 rows, \(large) KiB at 200,000")
+        }
+    }
+
     /// A store whose log was written before pieces existed (migration 0006) is migrated to 0007 and still reads
     /// and delivers its old commits; a durable cursor set before the migration goes on.
     @Test func aLogWrittenBeforePiecesStillReadsAndDeliversAfterMigrating() throws {
