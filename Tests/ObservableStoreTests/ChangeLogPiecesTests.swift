@@ -152,8 +152,12 @@ import Testing
             }
             let values = try store.values(of: Query<NodeVO>().filter("x", .greaterThan, 0.0))
             let latest = Locked<(sequence: Int64, count: Int)>((0, 0))
+            let counts = Recorder<Int>()
             let consumer = Task {
-                for try await element in values { latest.value = (element.sequence, element.value.count) }
+                for try await element in values {
+                    counts.append(element.value.count)
+                    latest.value = (element.sequence, element.value.count)
+                }
             }
             defer { consumer.cancel() }
 
@@ -167,6 +171,8 @@ import Testing
             Self.expectWhole(durable.all, sequence: sequence, keys: Self.keys(1...Self.rows))
             try await waitUntil("the observed value to show the commit") { latest.value.sequence >= sequence }
             #expect(latest.value.count == Self.rows)
+            // Never a value with part of the commit applied.
+            #expect(counts.all.allSatisfy { $0 == 0 || $0 == Self.rows }, "\(counts.all)")
             #expect(try store.durableListeners().first { $0.name == "durable" }?.cursor == sequence)
 
             let watch = try run(
@@ -177,6 +183,25 @@ import Testing
             #expect(lines.count == Self.rows && lines.allSatisfy { $0.hasPrefix("{\"seq\":\(sequence),") })
             #expect(lines.last?.contains("\"id\":\(Self.rows)") == true)
             withExtendedLifetime((queuedToken, durableToken)) {}
+        }
+    }
+
+    /// `storectl check` verifies that every commit has its pieces: a missing piece row is a problem (exit 9).
+    @Test(.tags(.processes)) func checkReportsACommitMissingAPiece() throws {
+        try withTemporaryStore(configuration: Self.configuration) { store, path in
+            try store.write { try Self.insertNodes(1, 5_000, in: $0) }
+            let sequence = try store.lastSequence()
+            #expect(try store.changeLogPieceProblems().isEmpty)
+            let ok = try run("storectl", ["--db", path, "check"])
+            #expect(ok.status == 0 && ok.stdout == "ok\n", "\(ok.stdout)\(ok.stderr)")
+            let pieces = try #require(
+                try store.read { try $0.fetchValue("SELECT piece_count FROM _store_commits WHERE seq = ?", [sequence]) }
+                    .flatMap(Int64.fromDatabaseValue))
+            try store.write { try $0.execute("DELETE FROM _store_commit_pieces WHERE seq = ? AND piece = 1", [sequence]) }
+            let expected = "change log: commit \(sequence) is logged in \(pieces) pieces but has \(pieces - 2) of its \(pieces - 1) piece rows (\(pieces - 2) in all)"
+            #expect(try store.changeLogPieceProblems() == [expected])
+            let damaged = try run("storectl", ["--db", path, "check"])
+            #expect(damaged.status == 9 && damaged.stdout.contains(expected), "\(damaged.stdout)\(damaged.stderr)")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
@@ -39,6 +40,9 @@ final class ChangeCapture {
     var pieceByteLimit = ChangeCapture.defaultPieceByteLimit
     /// 4 MiB: about 37,000 changed rows of ~111 bytes.
     static let defaultPieceByteLimit = 4 << 20
+    /// Where the spill file goes: the database's directory (on the same disk as the data, where a temporary
+    /// directory might be in memory); the temporary directory for an in-memory store.
+    var spillDirectory = FileManager.default.temporaryDirectory
 
     // Appended to many times per captured row, always inside a write: the runtime's exclusivity
     // checks are turned off for these.
@@ -107,7 +111,7 @@ final class ChangeCapture {
     private func seal() {
         guard spillError == nil else { return }  // keep everything in memory: the commit will fail anyway
         do {
-            let file = try spill ?? SpillFile()
+            let file = try spill ?? SpillFile(in: spillDirectory)
             spill = file
             let offset = try records.withUnsafeBytes { try file.append($0) }
             _ = try recordOffsets.withUnsafeBytes { try file.append($0) }

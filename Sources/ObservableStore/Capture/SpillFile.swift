@@ -17,10 +17,9 @@ final class SpillFile {
     /// The file's length: where the next append goes.
     private(set) var size = 0
 
-    /// Creates and unlinks a file in the temporary directory.
-    init() throws {
-        var template = Array(
-            FileManager.default.temporaryDirectory.appendingPathComponent("observablestore-spill-XXXXXX").path.utf8CString)
+    /// Creates and unlinks a file in `directory`.
+    init(in directory: URL) throws {
+        var template = Array(directory.appendingPathComponent(".observablestore-spill-XXXXXX").path.utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw SpillFile.failure("create") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }

@@ -33,6 +33,33 @@ extension Store {
         return try commits(from: commit.sequence, piece: commit.piece.index + 1, limit: limit)
     }
 
+    /// What is wrong with the change log's pieces, one line each (empty when nothing is): a commit row whose
+    /// piece rows are not all there (`piece_count - 1` of them, numbered from 1), or piece rows without their
+    /// commit. For `storectl check`; a log without pieces (below migration 0007) has nothing to check.
+    package func changeLogPieceProblems() throws -> [String] {
+        try read { tx in
+            guard try ChangeLog.hasPieces(on: tx.connection) else { return [] }
+            let incomplete = try tx.fetchRows(
+                "SELECT seq, piece_count, found, rows FROM (SELECT c.seq, c.piece_count, "
+                    + "(SELECT count(*) FROM \(ChangeLog.piecesTable) p WHERE p.seq = c.seq AND p.piece BETWEEN 1 AND c.piece_count - 1) AS found, "
+                    + "(SELECT count(*) FROM \(ChangeLog.piecesTable) p WHERE p.seq = c.seq) AS rows FROM \(ChangeLog.commitsTable) c) "
+                    + "WHERE found != piece_count - 1 OR rows != found"
+            ).map { row in
+                let count = row.value("piece_count", as: Int64.self) ?? 0
+                return "change log: commit \(row.value("seq", as: Int64.self) ?? 0) is logged in \(count) pieces but has "
+                    + "\(row.value("found", as: Int64.self) ?? 0) of its \(count - 1) piece rows (\(row.value("rows", as: Int64.self) ?? 0) in all)"
+            }
+            let orphans = try tx.fetchRows(
+                "SELECT seq, count(*) AS pieces FROM \(ChangeLog.piecesTable) p "
+                    + "WHERE NOT EXISTS (SELECT 1 FROM \(ChangeLog.commitsTable) c WHERE c.seq = p.seq) GROUP BY seq"
+            ).map { row in
+                "change log: \(row.value("pieces", as: Int64.self) ?? 0) piece rows of commit \(row.value("seq", as: Int64.self) ?? 0), "
+                    + "which has no commit row"
+            }
+            return incomplete + orphans
+        }
+    }
+
     /// The last commit sequence assigned in this store (0 before the first commit).
     public func lastSequence() throws -> Int64 {
         try read { try ChangeLog.lastSequence($0) }

@@ -99,6 +99,7 @@ public final class Store: Sendable {
         if let limit = configuration.writerLengthLimit { connection.lengthLimit = limit }
         let writer = Writer(
             connection: connection, changeLogLayout: configuration.changeLogLayout, pieceByteLimit: configuration.changeLogPieceSize)
+        if !inMemory { writer.capture.spillDirectory = URL(fileURLWithPath: path).deletingLastPathComponent() }
         if configuration.tracksChanges { writer.installCapture() }
         // A thread inside a write must not wait for a handler: an immediate handler may be waiting for that write.
         let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { !SerializedWriter.isInsideAnyWrite }
