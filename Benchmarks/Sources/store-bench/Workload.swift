@@ -92,7 +92,8 @@ enum Workload: String, CaseIterable {
 
     /// Sizes (issue 6).
     static let bulkRows = 200_000
-    static let bigTransactionRows = 2_000_000
+    /// big_transaction's rows: 2,000,000, or `BENCH_BIG_TRANSACTION_ROWS` (to compare peak memory at other sizes).
+    static let bigTransactionRows = ProcessInfo.processInfo.environment["BENCH_BIG_TRANSACTION_ROWS"].flatMap(Int.init) ?? 2_000_000
     static let smallTransactionCount = 5_000
     static let lookups = 100_000
     static let updates = 50_000
