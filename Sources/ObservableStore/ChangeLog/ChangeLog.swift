@@ -115,7 +115,7 @@ final class ChangeLog {
         }
         var changeIndex = 0
         try appendRowsPerChange(first, sequence: sequence, from: &changeIndex, capture: capture, on: connection)
-        for index in 1..<max(pieceCount, 1) {
+        for index in 1..<pieceCount {
             let piece = try capture.piece(index)
             let changeCount = capture.changeCount(ofPiece: index)
             try StoreError.wrapping {
