@@ -242,6 +242,31 @@ import Testing
         }
     }
 
+    /// A durable listener in a child process killed (SIGKILL) between two pieces of a commit resumes, in a new
+    /// process, with the next piece: acknowledging in its own transactions, it records every key exactly once.
+    @Test(.tags(.processes)) func aDurableListenerKilledInsideACommitResumesWithNoLossAndNoDuplicate() throws {
+        try withTemporaryStore(configuration: Self.configuration) { store, path in
+            try store.write { try Self.insertNodes(1, Self.rows, in: $0) }
+            let consumer = try RunningProcess("store-fixture", ["consume-pieces", path, "killed", "40"])
+            // Killed once a few pieces are acknowledged, while it sleeps or handles the next one.
+            try waitUntil(timeout: 60, "three pieces acknowledged") {
+                try store.read { try $0.fetchValue("SELECT cursor_piece FROM _store_listeners WHERE name = 'killed'") }
+                    .flatMap(Int64.fromDatabaseValue) ?? 0 >= 3
+            }
+            consumer.kill()
+            #expect(consumer.wait().signaled)
+            let keptPieces = try store.read { try $0.fetchValue("SELECT cursor_piece FROM _store_listeners WHERE name = 'killed'") }
+            #expect(keptPieces.flatMap(Int64.fromDatabaseValue) ?? 0 >= 3)
+            let resumed = try run("store-fixture", ["consume-pieces", path, "killed", "0"])
+            #expect(resumed.status == 0 && resumed.stdout.hasSuffix("caught up\n"), "\(resumed.stderr)")
+            // The resumed process starts with the piece after the last one acknowledged.
+            let firstResumed = resumed.stdout.split(separator: "\n").first.map { $0.split(separator: " ") }
+            #expect(firstResumed.flatMap { Int64($0[2]) } == keptPieces.flatMap(Int64.fromDatabaseValue))
+            let counts = try store.read { try $0.fetchRows("SELECT count(*) AS total, count(DISTINCT id) AS keys FROM consumed_keys") }
+            #expect(counts.first?["total"] == .integer(Int64(Self.rows)) && counts.first?["keys"] == .integer(Int64(Self.rows)))
+        }
+    }
+
     /// A writer killed (SIGKILL) at moments spread over its big transaction and its commit leaves either the
     /// whole commit or nothing: every commit row has its pieces, and listeners get nothing of a killed transaction.
     @Test(.tags(.processes)) func aWriterKilledDuringABigCommitLeavesNoPartialCommit() throws {

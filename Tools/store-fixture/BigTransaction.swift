@@ -38,3 +38,32 @@ enum BigTransaction {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 }
+
+extension BigTransaction {
+    /// A durable listener NAME of `nodes` that, for each piece delivered, records every changed key in table
+    /// `consumed_keys` and acknowledges in the same transaction (exactly once), pausing `delayMilliseconds` per
+    /// piece; prints `piece SEQ INDEX` for each, and exits once its cursor stands at the last commit of `nodes`.
+    static func consumePieces(path: String, name: String, delayMilliseconds: Int) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        try store.write { try $0.execute("CREATE TABLE IF NOT EXISTS consumed_keys (id INTEGER NOT NULL)") }
+        let token = try store.listenDurably(name, filter: .table("nodes"), startingAt: .beginning) { event in
+            guard case .commit(let delivery) = event else { return }
+            try store.write { tx in
+                for change in delivery.commit.changes { try tx.execute("INSERT INTO consumed_keys (id) VALUES (?)", [change.key[0]]) }
+                try delivery.acknowledge(in: tx)
+            }
+            FileHandle.standardOutput.write(Data("piece \(delivery.commit.sequence) \(delivery.commit.piece.index)\n".utf8))
+            usleep(UInt32(delayMilliseconds * 1000))
+        }
+        while true {
+            usleep(50_000)
+            let last = try store.read {
+                try $0.fetchValue("SELECT max(seq) FROM _store_commits WHERE ',' || tables || ',' LIKE '%,nodes,%'")
+            }.flatMap(Int64.fromDatabaseValue) ?? 0
+            if let info = try store.durableListeners().first(where: { $0.name == name }), info.cursor >= last { break }
+        }
+        withExtendedLifetime(token) {}
+        print("caught up")
+    }
+}

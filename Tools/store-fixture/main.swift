@@ -17,6 +17,9 @@
 //                                                        one transaction inserting ROWS nodes in one statement, logged in
 //                                                        pieces of PIECE_BYTES; prints `inserted MS`, `committed SEQ MS`,
 //                                                        `peak-rss KB`; with KILL_AFTER_MS, SIGKILLs itself that long after the start
+//   store-fixture consume-pieces DB NAME DELAY_MS          durable listener NAME of nodes: records each changed key in
+//                                                        `consumed_keys` and acknowledges in the same transaction, per
+//                                                        piece, then sleeps DELAY_MS; exits once caught up
 //   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
@@ -74,6 +77,8 @@ do {
         try BigTransaction.run(
             path: arguments[1], rows: Int(arguments[2]) ?? 0, pieceBytes: Int(arguments[3]) ?? 0,
             killAfterMilliseconds: arguments.count > 4 ? Int(arguments[4]) : nil)
+    case "consume-pieces" where arguments.count >= 4:
+        try BigTransaction.consumePieces(path: arguments[1], name: arguments[2], delayMilliseconds: Int(arguments[3]) ?? 0)
     case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,
