@@ -59,6 +59,7 @@ let package = Package(
                 .embedInCode("0004_create_store_meta.sql"),
                 .embedInCode("0005_change_log_without_autoincrement.sql"),
                 .embedInCode("0006_change_log_external_marker.sql"),
+                .embedInCode("0007_change_log_pieces.sql"),
             ]
         ),
         // The SQLite engine, re-exporting the core: what users import.

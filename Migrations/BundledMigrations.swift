@@ -15,5 +15,6 @@ package enum BundledMigrations {
             String(decoding: PackageResources._005_change_log_without_autoincrement_sql, as: UTF8.self)
         ),
         ("0006_change_log_external_marker", String(decoding: PackageResources._006_change_log_external_marker_sql, as: UTF8.self)),
+        ("0007_change_log_pieces", String(decoding: PackageResources._007_change_log_pieces_sql, as: UTF8.self)),
     ]
 }

@@ -1,3 +1,11 @@
+CREATE TABLE _store_commit_pieces (
+  seq           INTEGER NOT NULL,   -- the commit (_store_commits.seq)
+  piece         INTEGER NOT NULL,   -- 1 to piece_count - 1
+  change_count  INTEGER NOT NULL,
+  payload       BLOB    NOT NULL,
+  PRIMARY KEY (seq, piece)
+) WITHOUT ROWID, STRICT;
+
 CREATE TABLE "_store_commits" (
   seq             INTEGER PRIMARY KEY,
   committed_at    TEXT    NOT NULL,
@@ -6,13 +14,13 @@ CREATE TABLE "_store_commits" (
   tables          TEXT    NOT NULL,   -- the tables touched, comma-separated, for cheap filtering
   schema_changed  INTEGER NOT NULL DEFAULT 0,
   payload         BLOB    NOT NULL    -- table header + row images (see ChangePayload.swift)
-, external INTEGER NOT NULL DEFAULT 0) STRICT;
+, external INTEGER NOT NULL DEFAULT 0, piece_count INTEGER NOT NULL DEFAULT 1) STRICT;
 
 CREATE TABLE _store_listeners (
   name        TEXT    PRIMARY KEY NOT NULL,
   cursor_seq  INTEGER NOT NULL,
   updated_at  TEXT    NOT NULL
-) STRICT;
+, cursor_piece INTEGER NOT NULL DEFAULT 0) STRICT;
 
 CREATE TABLE _store_meta (
   key    TEXT    PRIMARY KEY NOT NULL,

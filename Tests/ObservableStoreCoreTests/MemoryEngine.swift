@@ -11,6 +11,7 @@ struct MemoryEntry: ChangeLogEntry {
     var sequence: Int64 { commit.sequence }
     var isExternalChange: Bool { commit.isExternalChange }
     var encodedSize: Int { 64 }
+    var pieceCount: Int { 1 }
 
     func decoded() throws -> Commit {
         decodings.count.add(1, ordering: .relaxed)
@@ -107,6 +108,8 @@ final class MemoryEngine: StoreEngine {
         }
 
         func lastSequence() throws -> Int64 { engine.state.withLock { $0.lastSequence } }
+
+        func piece(_ index: Int, of sequence: Int64) throws -> MemoryEntry? { nil }  // every commit is one piece
     }
 
     // MARK: - StoreEngine

@@ -367,7 +367,7 @@ import Testing
     @Test func writesToInternalTablesAreNotCaptured() throws {
         try withHazardStore { store, recorder throws in
             try store.write { tx in
-                try tx.execute("INSERT INTO _store_listeners VALUES ('x', 0, '2026-01-01T00:00:00.000Z')")
+                try tx.execute("INSERT INTO _store_listeners (name, cursor_seq, updated_at) VALUES ('x', 0, '2026-01-01T00:00:00.000Z')")
             }
             #expect(recorder.commits.isEmpty)
         }

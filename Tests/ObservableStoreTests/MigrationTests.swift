@@ -97,24 +97,25 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
                 #expect(try store.read { try $0.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'") } == .integer(3))
                 if prunedEmpty { try store.write { try $0.execute("DELETE FROM _store_commits") } }
             }
-            let store = try Store(path: path)  // migrates to 5, then 6
+            let store = try Store(path: path)  // migrates to 5, 6 and 7
             defer { store.close() }
-            #expect(try store.schemaVersion() == 6)
+            #expect(try store.schemaVersion() == 7)
             #expect(try store.read { try $0.fetchValue("SELECT sql LIKE '%AUTOINCREMENT%' FROM sqlite_master WHERE name = '_store_commits'") } == .integer(0))
-            // 0006 is logged as a schema change (0005 ran before the log could hold markers), right after the
-            // last sequence ever assigned.
-            #expect(try store.lastSequence() == 4)
+            // 0006 and 0007 are logged as schema changes (0005 ran before the log could hold markers), right after
+            // the last sequence ever assigned.
+            #expect(try store.lastSequence() == 5)
             let kept = try store.read { try $0.fetchRows("SELECT seq, change_count FROM _store_commits ORDER BY seq") }
-            #expect(kept.map { $0["seq"] } == (prunedEmpty ? [.integer(3), .integer(4)] : [.integer(1), .integer(2), .integer(3), .integer(4)]))
+            #expect(kept.map { $0["seq"] } == (prunedEmpty ? [3, 4, 5] : [1, 2, 3, 4, 5]).map { DatabaseValue.integer($0) })
             let commits = try store.commits(after: 0)
-            #expect(commits.last?.schemaChanged == true && commits.last?.origin == "migration:store/0006_change_log_external_marker")
+            #expect(commits.suffix(2).map(\.origin) == ["migration:store/0006_change_log_external_marker", "migration:store/0007_change_log_pieces"])
+            #expect(commits.suffix(2).allSatisfy { $0.schemaChanged })
             if prunedEmpty {
                 // The placeholder is an empty commit; a listener reading from the start sees no change in it.
                 #expect(kept.first?["change_count"] == .integer(0))
-                #expect(commits.map(\.sequence) == [3, 4] && commits.allSatisfy { $0.changes.isEmpty })
+                #expect(commits.map(\.sequence) == [3, 4, 5] && commits.allSatisfy { $0.changes.isEmpty })
             }
             try store.write { try $0.insert(NodeVO(name: "after", x: 0, y: 0)) }
-            #expect(try store.lastSequence() == 5)
+            #expect(try store.lastSequence() == 6)
         }
     }
 

@@ -814,7 +814,9 @@ private struct StoreSnapshot: Equatable, CustomStringConvertible {
                 for entry in schema where entry["type"] == .text("table") {
                     guard let table = entry.value("name", as: String.self) else { continue }
                     let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    rows[table] = try tx.fetchRows("SELECT * FROM \(quoted) ORDER BY rowid")
+                    // A WITHOUT ROWID table (`_store_commit_pieces`) has no rowid, and is scanned in key order.
+                    let withoutRowID = entry.value("sql", as: String.self)?.uppercased().contains("WITHOUT ROWID") == true
+                    rows[table] = try tx.fetchRows("SELECT * FROM \(quoted)" + (withoutRowID ? "" : " ORDER BY rowid"))
                 }
                 return (schema, rows, try tx.fetchValue("PRAGMA user_version"))
             }

@@ -13,6 +13,13 @@
 //   store-fixture crash-writer DB [full] [power-loss]    commit tagged transactions until killed, printing `ack SEQ TAG ROWS`
 //                                                        (power-loss: through the PowerLossVFS shim, so that a kill
 //                                                        loses every write that was not synced, as a power cut does)
+//   store-fixture big-write DB ROWS PIECE_BYTES [KILL_AFTER_MS]
+//                                                        one transaction inserting ROWS nodes in one statement, logged in
+//                                                        pieces of PIECE_BYTES; prints `inserted MS`, `committed SEQ MS`,
+//                                                        `peak-rss KB`; with KILL_AFTER_MS, SIGKILLs itself that long after the start
+//   store-fixture consume-pieces DB NAME DELAY_MS          durable listener NAME of nodes: records each changed key in
+//                                                        `consumed_keys` and acknowledges in the same transaction, per
+//                                                        piece, then sleeps DELAY_MS; exits once caught up
 //   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
@@ -66,6 +73,12 @@ do {
     case "crash-writer" where arguments.count >= 2:
         try Fixture.crashWriter(
             path: arguments[1], full: arguments.dropFirst(2).contains("full"), powerLoss: arguments.dropFirst(2).contains("power-loss"))
+    case "big-write" where arguments.count >= 4:
+        try BigTransaction.run(
+            path: arguments[1], rows: Int(arguments[2]) ?? 0, pieceBytes: Int(arguments[3]) ?? 0,
+            killAfterMilliseconds: arguments.count > 4 ? Int(arguments[4]) : nil)
+    case "consume-pieces" where arguments.count >= 4:
+        try BigTransaction.consumePieces(path: arguments[1], name: arguments[2], delayMilliseconds: Int(arguments[3]) ?? 0)
     case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,

@@ -195,6 +195,8 @@ final class GRDBContender {
             return try asyncRead(workload)
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return Measurement(unsupported: "a store case: the cost of the store's listener index")
+        case .bigTransaction, .bigTransactionLogOff:
+            return Measurement(unsupported: "a store case: the change log of a huge transaction against no log")
         }
     }
 }

@@ -75,14 +75,16 @@ struct Orchestrator {
             guard let m else { return "-" }
             if m.unsupported != nil { return "not supported" }
             if let p50 = m.p50, let p99 = m.p99 { return String(format: "p50 %.1f µs, p99 %.1f µs", p50 * 1e6, p99 * 1e6) }
+            if let bytes = m.peakBytes, let seconds = m.seconds { return String(format: "%.1f ms, %.1f MB", seconds * 1e3, bytes / 1e6) }
             if let bytes = m.peakBytes { return String(format: "%.1f MB", bytes / 1e6) }
             if let seconds = m.seconds { return seconds < 0.01 ? String(format: "%.1f µs", seconds * 1e6) : String(format: "%.1f ms", seconds * 1e3) }
             return "-"
         }
         func ratio(_ m: Measurement?, _ base: Measurement?) -> String {
             guard let m, let base, m.unsupported == nil, base.unsupported == nil else { return "-" }
-            let a = m.p50 ?? m.peakBytes ?? m.seconds
-            let b = base.p50 ?? base.peakBytes ?? base.seconds
+            // Time first: a case that reports time and memory (big_transaction) is compared on time.
+            let a = m.p50 ?? m.seconds ?? m.peakBytes
+            let b = base.p50 ?? base.seconds ?? base.peakBytes
             guard let a, let b, b > 0 else { return "-" }
             return String(format: "%.2f×", a / b)
         }

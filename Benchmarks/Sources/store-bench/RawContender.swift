@@ -366,6 +366,8 @@ final class RawContender {
             return try asyncRead(workload)
         case .observeFanoutFiltered, .observeFanoutFilteredSingle:
             return Measurement(unsupported: "a store case: the cost of the store's listener index")
+        case .bigTransaction, .bigTransactionLogOff:
+            return Measurement(unsupported: "a store case: the change log of a huge transaction against no log")
         case .handoffFloor, .handoffOpenLoop:
             // The time from a call to DispatchQueue.global().async to its block, while the caller goes on
             // working for as long as one store commit takes (~40 µs), as a writer does. The closed loop waits

@@ -147,6 +147,8 @@ final class StoreContender {
             return try asyncRead(workload)
         case .macroRecordInsert, .macroRecordFetch:
             return try macroRecord(workload)
+        case .bigTransaction, .bigTransactionLogOff:
+            return try bigTransaction(tracked: workload == .bigTransaction)
         }
     }
 

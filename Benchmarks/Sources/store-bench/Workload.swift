@@ -79,12 +79,21 @@ enum Workload: String, CaseIterable {
     case macroRecordInsert = "macro_record_insert"
     /// fetch_all of a `@Record` type with NodeVO's columns (store only; its ratio is to the store's fetch_all).
     case macroRecordFetch = "macro_record_fetch"
+    /// One transaction of `bigTransactionRows` inserts through the library, logged in pieces and delivered to a
+    /// listener (issue 21): seconds until the listener has its last piece, and peak RSS (store only).
+    case bigTransaction = "big_transaction"
+    /// big_transaction with change tracking off (no capture, no log, no listener): its ratio is the cost of the log.
+    case bigTransactionLogOff = "big_transaction_log_off"
 
     /// Whether the store runs this case with change tracking off.
-    var storeLogOff: Bool { self == .bulkInsertLogOff || self == .smallTransactionsLogOff || self == .updateManyLogOff }
+    var storeLogOff: Bool {
+        [.bulkInsertLogOff, .smallTransactionsLogOff, .updateManyLogOff, .bigTransactionLogOff].contains(self)
+    }
 
     /// Sizes (issue 6).
     static let bulkRows = 200_000
+    /// big_transaction's rows: 2,000,000, or `BENCH_BIG_TRANSACTION_ROWS` (to compare peak memory at other sizes).
+    static let bigTransactionRows = ProcessInfo.processInfo.environment["BENCH_BIG_TRANSACTION_ROWS"].flatMap(Int.init) ?? 2_000_000
     static let smallTransactionCount = 5_000
     static let lookups = 100_000
     static let updates = 50_000

@@ -1,3 +1,4 @@
+import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
@@ -9,21 +10,56 @@ import StoreSQLite
 /// (INSERT, UPDATE). The table names are kept apart and written as the payload's header at commit.
 /// The format is defined on ``ChangePayload``.
 ///
+/// A large transaction is captured in pieces: once the current piece's records reach ``pieceByteLimit``, the
+/// piece is sealed and moved to a temporary file (``SpillFile``), so memory does not grow with the transaction
+/// (the preupdate hook may not write to the database, and one statement can change millions of rows). Each
+/// piece becomes one row of the change log at commit. Table indexes are the transaction's, so every piece's
+/// records decode with the transaction's table list.
+///
 /// Used only inside writes, with the writer's lock held (the hook runs inside their `sqlite3_step`); not
 /// thread-safe.
 final class ChangeCapture {
-    /// A position in the buffer, to roll back to.
+    /// A position in the capture, to roll back to.
     struct Marker {
+        fileprivate var piece: Int
         fileprivate var byteCount: Int
         fileprivate var changeCount: Int
     }
 
+    /// A piece moved to the spill file: its records, then its record offsets (`Int`s), from `offset`.
+    private struct SealedPiece {
+        var offset: Int
+        var byteCount: Int
+        var changeCount: Int
+        /// The indexes of the tables its records touch.
+        var touchedTables: [Int]
+    }
+
+    /// The size in bytes past which the current piece is sealed. A few MiB by default; the change log keeps
+    /// it well under the writer connection's length limit.
+    var pieceByteLimit = ChangeCapture.defaultPieceByteLimit
+    /// 4 MiB: about 37,000 changed rows of ~111 bytes.
+    static let defaultPieceByteLimit = 4 << 20
+    /// Where the spill file goes: the database's directory (on the same disk as the data, where a temporary
+    /// directory might be in memory); the temporary directory for an in-memory store.
+    var spillDirectory = FileManager.default.temporaryDirectory
+
     // Appended to many times per captured row, always inside a write: the runtime's exclusivity
     // checks are turned off for these.
+    /// The current (last) piece's records.
     @exclusivity(unchecked) private(set) var records: [UInt8] = []
-    /// Where each change record starts in `records` (one per change).
+    /// Where each change record of the current piece starts in `records` (one per change).
     @exclusivity(unchecked) private(set) var recordOffsets: [Int] = []
-    var changeCount: Int { recordOffsets.count }
+    /// The pieces sealed before the current one, oldest first.
+    @exclusivity(unchecked) private var sealed: [SealedPiece] = []
+    @exclusivity(unchecked) private var sealedChangeCount = 0
+    @exclusivity(unchecked) private var spill: SpillFile?
+    /// The first failure of the spill file: the commit fails with it (a hook cannot throw).
+    @exclusivity(unchecked) private var spillError: (any Error)?
+    /// The changes captured, in every piece.
+    var changeCount: Int { sealedChangeCount + recordOffsets.count }
+    /// How many pieces the capture holds (sealed ones and the current one).
+    var pieceCount: Int { sealed.count + 1 }
     @exclusivity(unchecked) private(set) var tableNames: [String] = []
     @exclusivity(unchecked) private var tableIndexes: [String: Int] = [:]
     /// The index of the table of the last change recorded.
@@ -68,6 +104,48 @@ final class ChangeCapture {
         case .delete: change.appendOldValues(to: &records)
         case .update: change.appendUpdateValues(to: &records)
         }
+        if records.count >= pieceByteLimit { seal() }
+    }
+
+    /// Moves the current piece to the spill file and starts a new one.
+    private func seal() {
+        guard spillError == nil else { return }  // keep everything in memory: the commit will fail anyway
+        do {
+            let file = try spill ?? SpillFile(in: spillDirectory)
+            spill = file
+            let offset = try records.withUnsafeBytes { try file.append($0) }
+            _ = try recordOffsets.withUnsafeBytes { try file.append($0) }
+            sealed.append(
+                SealedPiece(
+                    offset: offset, byteCount: records.count, changeCount: recordOffsets.count,
+                    touchedTables: touchedTableIndexes(records: records, offsets: recordOffsets)))
+            sealedChangeCount += recordOffsets.count
+            records.removeAll(keepingCapacity: true)
+            recordOffsets.removeAll(keepingCapacity: true)
+        } catch {
+            spillError = error
+        }
+    }
+
+    /// Piece `index`'s records and record offsets (the current piece's for the last index), read back from the
+    /// spill file for a sealed one. Throws the spill file's first failure, if any.
+    func piece(_ index: Int) throws -> (records: [UInt8], offsets: [Int]) {
+        if let spillError { throw spillError }
+        guard index < sealed.count, let spill else { return (records, recordOffsets) }
+        var bytes: [UInt8] = []
+        try spill.read(sealed[index].byteCount, at: sealed[index].offset, into: &bytes)
+        return (bytes, try readOffsets(of: sealed[index], from: spill))
+    }
+
+    /// Piece `index`'s change count.
+    func changeCount(ofPiece index: Int) -> Int {
+        index < sealed.count ? sealed[index].changeCount : recordOffsets.count
+    }
+
+    private func readOffsets(of piece: SealedPiece, from spill: SpillFile) throws -> [Int] {
+        var bytes: [UInt8] = []
+        try spill.read(piece.changeCount * MemoryLayout<Int>.stride, at: piece.offset + piece.byteCount, into: &bytes)
+        return bytes.withUnsafeBytes { Array($0.bindMemory(to: Int.self)) }
     }
 
     /// ``touchedTableNames`` joined with commas, as the change log's `tables` column holds them.
@@ -79,22 +157,49 @@ final class ChangeCapture {
     /// The tables that still have a change after rollbacks, in first-seen order.
     var touchedTableNames: [String] {
         // One table seen: every remaining record is its (the usual commit, and no walk through a bulk one).
-        if tableNames.count == 1 { return recordOffsets.isEmpty ? [] : tableNames }
+        if tableNames.count == 1 { return changeCount == 0 ? [] : tableNames }
         var touched = [Bool](repeating: false, count: tableNames.count)
-        for offset in recordOffsets {
-            var reader = ValueReader(records, offset: offset)
-            if let index = try? reader.varint(), index < touched.count { touched[Int(index)] = true }
+        for index in sealed.flatMap(\.touchedTables) + touchedTableIndexes(records: records, offsets: recordOffsets) {
+            touched[index] = true
         }
         return tableNames.indices.filter { touched[$0] }.map { tableNames[$0] }
     }
 
-    /// The current position.
-    func mark() -> Marker { Marker(byteCount: records.count, changeCount: changeCount) }
+    /// The indexes of the tables the records at `offsets` touch.
+    private func touchedTableIndexes(records: [UInt8], offsets: [Int]) -> [Int] {
+        var touched = [Bool](repeating: false, count: tableNames.count)
+        for offset in offsets {
+            var reader = ValueReader(records, offset: offset)
+            if let index = try? reader.varint(), index < touched.count { touched[Int(index)] = true }
+        }
+        return touched.indices.filter { touched[$0] }
+    }
 
-    /// Forgets everything captured after `marker` (a failed statement, a rolled-back savepoint).
+    /// The current position.
+    func mark() -> Marker { Marker(piece: sealed.count, byteCount: records.count, changeCount: recordOffsets.count) }
+
+    /// Forgets everything captured after `marker` (a failed statement, a rolled-back savepoint). A marker in a
+    /// sealed piece brings that piece back from the spill file and drops the pieces after it.
     func rollback(to marker: Marker) {
+        if marker.piece < sealed.count { reopen(marker.piece) }
+        guard marker.piece == sealed.count else { return }  // reopening failed: the commit fails with spillError
         records.removeSubrange(marker.byteCount...)
         recordOffsets.removeSubrange(marker.changeCount...)
+    }
+
+    /// Makes sealed piece `index` the current one again, dropping every piece after it.
+    private func reopen(_ index: Int) {
+        guard spillError == nil, let spill else { return }
+        do {
+            let piece = sealed[index]
+            try spill.read(piece.byteCount, at: piece.offset, into: &records)
+            recordOffsets = try readOffsets(of: piece, from: spill)
+            try spill.truncate(to: piece.offset)
+            sealedChangeCount -= sealed[index...].reduce(0) { $0 + $1.changeCount }
+            sealed.removeSubrange(index...)
+        } catch {
+            spillError = error
+        }
     }
 
     /// `SAVEPOINT`: remembers the position.
@@ -119,6 +224,12 @@ final class ChangeCapture {
             tableIndexes.removeAll(keepingCapacity: true)
         }
         lastTableIndex = nil
+        if spill != nil {
+            sealed.removeAll()
+            sealedChangeCount = 0
+            spill = nil  // closes the file, which was unlinked at creation
+        }
+        spillError = nil
         if !savepoints.isEmpty { savepoints.removeAll() }
         schemaChanged = false
         wroteStoreMeta = false

@@ -8,14 +8,29 @@ import StoreSQLite
 /// Used only inside writes (the writer's lock held); not thread-safe.
 final class ChangeLog {
     static let commitsTable = "_store_commits"
+    /// The rows of a commit's pieces after the first (migration 0007).
+    static let piecesTable = "_store_commit_pieces"
     /// Built once: a commit's statement is found by its text, which is not rebuilt at each commit.
     private static let insertCommitSQL =
         "INSERT INTO \(commitsTable) (committed_at, origin, change_count, tables, schema_changed, payload) "
         + "VALUES (?, ?, ?, ?, ?, ?)"
+    private static let insertCommitInPiecesSQL =
+        "INSERT INTO \(commitsTable) (committed_at, origin, change_count, tables, schema_changed, piece_count, payload) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    private static let insertPieceSQL = "INSERT INTO \(piecesTable) (seq, piece, change_count, payload) VALUES (?, ?, ?, ?)"
     let layout: ChangeLogLayout
+    /// The most bytes of records in one piece of a commit (see ``ChangeCapture/pieceByteLimit``).
+    let pieceByteLimit: Int
 
-    init(layout: ChangeLogLayout = .payloadPerCommit) {
+    init(layout: ChangeLogLayout = .payloadPerCommit, pieceByteLimit: Int = ChangeCapture.defaultPieceByteLimit) {
         self.layout = layout
+        self.pieceByteLimit = pieceByteLimit
+    }
+
+    /// The piece size for a connection whose values may be at most `lengthLimit` bytes: the configured one,
+    /// and at most half the limit (a piece may end with one record past it, and its header comes on top).
+    func pieceByteLimit(lengthLimit: Int) -> Int {
+        max(1, min(pieceByteLimit, lengthLimit / 2))
     }
     /// Each table's description, encoded for the payload (``ChangePayload/encodedDescription(of:)``).
     private var tables: [String: [UInt8]] = [:]
@@ -23,6 +38,8 @@ final class ChangeLog {
     /// Whether `_store_commits` exists: a store opened below the library migration that creates it
     /// (migration tests, `migrationPolicy: .none`) writes without a log and publishes no events.
     private var hasLog = false
+    /// Whether the log can hold a commit in pieces (migration 0007); below it, a commit is one row.
+    private var hasPieces = false
     /// The commit times written last, formatted.
     private let commitTimes = TimestampCache()
 
@@ -72,41 +89,83 @@ final class ChangeLog {
                 tables.removeAll()
                 schemaVersion = current
                 hasLog = try ChangeLog.exists(on: connection)
+                hasPieces = try ChangeLog.hasPieces(on: connection)
             }
         }
         guard hasLog else { return nil }
         let descriptions = try capture.tableNames.map { try encodedDescription(of: $0, on: connection) }
+        let pieceCount = hasPieces ? capture.pieceCount : 1
+        // Piece 0 goes into the commit row; the others, read back from the capture one at a time, into
+        // `_store_commit_pieces`. A log without pieces (below migration 0007) gets the whole commit in one row.
+        let first = try hasPieces ? capture.piece(0) : ChangeLog.allPieces(of: capture)
         let payload = ChangePayload.encode(
-            encodedTables: descriptions, changeCount: capture.changeCount, records: capture.records)
+            encodedTables: descriptions, changeCount: hasPieces ? capture.changeCount(ofPiece: 0) : capture.changeCount,
+            records: first.records)
         let now = Date()
         let sequence: Int64 = try StoreError.wrapping {
-            try connection.cachedStatement(ChangeLog.insertCommitSQL).execute(
-                [
-                    .text(commitTimes.text(for: now)), origin.map(DatabaseValue.text) ?? .null,
-                    .integer(Int64(capture.changeCount)), .text(capture.touchedTableList),
-                    .integer(capture.schemaChanged ? 1 : 0),
-                ], thenBlob: payload)
-            let sequence = connection.lastInsertRowID
-            if layout == .rowPerChange {
-                let insert = try connection.cachedStatement(
-                    "INSERT INTO _store_changes (seq, idx, table_name, op, change) VALUES (?, ?, ?, ?, ?)")
-                let offsets = capture.recordOffsets + [capture.records.count]
-                for index in 0..<capture.changeCount {
-                    let record = capture.records[offsets[index]..<offsets[index + 1]]
-                    var reader = ValueReader(Array(record))
-                    let table = Int(try reader.varint())
-                    let operation = Int64(try reader.byte())
-                    try insert.execute([
-                        .integer(sequence), .integer(Int64(index)), .text(capture.tableNames[table]), .integer(operation),
-                        .blob(Data(record)),
-                    ])
-                }
+            var arguments: [DatabaseValue] = [
+                .text(commitTimes.text(for: now)), origin.map(DatabaseValue.text) ?? .null,
+                .integer(Int64(capture.changeCount)), .text(capture.touchedTableList),
+                .integer(capture.schemaChanged ? 1 : 0),
+            ]
+            if pieceCount > 1 { arguments.append(.integer(Int64(pieceCount))) }
+            try connection.cachedStatement(pieceCount > 1 ? ChangeLog.insertCommitInPiecesSQL : ChangeLog.insertCommitSQL)
+                .execute(arguments, thenBlob: payload)
+            return connection.lastInsertRowID
+        }
+        var changeIndex = 0
+        try appendRowsPerChange(first, sequence: sequence, from: &changeIndex, capture: capture, on: connection)
+        for index in 1..<pieceCount {
+            let piece = try capture.piece(index)
+            let changeCount = capture.changeCount(ofPiece: index)
+            try StoreError.wrapping {
+                try connection.cachedStatement(ChangeLog.insertPieceSQL).execute(
+                    [.integer(sequence), .integer(Int64(index)), .integer(Int64(changeCount))],
+                    thenBlob: ChangePayload.encode(encodedTables: descriptions, changeCount: changeCount, records: piece.records))
             }
-            return sequence
+            try appendRowsPerChange(piece, sequence: sequence, from: &changeIndex, capture: capture, on: connection)
         }
         return LoggedCommit(
             sequence: sequence, committedAt: Date(timeIntervalSince1970: Double(Timestamp.milliseconds(of: now)) / 1000),
-            origin: origin, payload: payload, schemaChanged: capture.schemaChanged)
+            origin: origin, payload: payload, schemaChanged: capture.schemaChanged, pieceCount: pieceCount)
+    }
+
+    /// Every piece's records in one, for a log that cannot hold pieces.
+    private static func allPieces(of capture: ChangeCapture) throws -> (records: [UInt8], offsets: [Int]) {
+        guard capture.pieceCount > 1 else { return try capture.piece(0) }
+        var records: [UInt8] = []
+        var offsets: [Int] = []
+        for index in 0..<capture.pieceCount {
+            let piece = try capture.piece(index)
+            offsets += piece.offsets.map { $0 + records.count }
+            records += piece.records
+        }
+        return (records, offsets)
+    }
+
+    /// With the ``ChangeLogLayout/rowPerChange`` layout (a measurement), one `_store_changes` row per change of
+    /// `piece`, numbered from `changeIndex` on.
+    private func appendRowsPerChange(
+        _ piece: (records: [UInt8], offsets: [Int]), sequence: Int64, from changeIndex: inout Int, capture: ChangeCapture,
+        on connection: Connection
+    ) throws {
+        guard layout == .rowPerChange else { return }
+        try StoreError.wrapping {
+            let insert = try connection.cachedStatement(
+                "INSERT INTO _store_changes (seq, idx, table_name, op, change) VALUES (?, ?, ?, ?, ?)")
+            let offsets = piece.offsets + [piece.records.count]
+            for index in 0..<piece.offsets.count {
+                let record = piece.records[offsets[index]..<offsets[index + 1]]
+                var reader = ValueReader(Array(record))
+                let table = Int(try reader.varint())
+                let operation = Int64(try reader.byte())
+                try insert.execute([
+                    .integer(sequence), .integer(Int64(changeIndex)), .text(capture.tableNames[table]), .integer(operation),
+                    .blob(Data(record)),
+                ])
+                changeIndex += 1
+            }
+        }
     }
 
     private func encodedDescription(of name: String, on connection: Connection) throws -> [UInt8] {
@@ -131,13 +190,14 @@ final class ChangeLog {
         return encoded
     }
 
-    /// The commits after `sequence` (at most `limit`, and none past `last` when given), in order.
+    /// The commits after `sequence` (at most `limit`, and none past `last` when given), in order: each one's
+    /// commit row, with piece 0 of a commit logged in pieces (the others: ``readPiece(_:of:on:)``).
     static func read(
         after sequence: Int64, through last: Int64? = nil, limit: Int = 512, on connection: Connection
     ) throws -> [LoggedCommit] {
         try StoreError.wrapping {
             let statement = try connection.cachedStatement(
-                "SELECT seq, committed_at, origin, schema_changed, payload, external FROM \(commitsTable) "
+                "SELECT seq, committed_at, origin, schema_changed, payload, external, piece_count FROM \(commitsTable) "
                     + "WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
             defer { statement.reset() }
             try statement.bind([.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))])
@@ -149,9 +209,29 @@ final class ChangeLog {
                         committedAt: Timestamp.parse(statement.text(at: 1)) ?? Date(timeIntervalSince1970: 0),
                         origin: statement.isNull(at: 2) ? nil : statement.text(at: 2),
                         payload: [UInt8](statement.blob(at: 4)), schemaChanged: statement.int64(at: 3) != 0,
-                        isExternalChange: statement.int64(at: 5) != 0))
+                        isExternalChange: statement.int64(at: 5) != 0, pieceCount: Int(statement.int64(at: 6))))
             }
             return commits
+        }
+    }
+
+    /// How many payload bytes a page of ``Store/commits(after:limit:)`` reads at most (past its first piece).
+    static let pageByteBudget = ChangeCapture.defaultPieceByteLimit
+
+    /// Piece `index` of commit `sequence`, or nil when the log no longer holds it (pruned).
+    static func readPiece(_ index: Int, of sequence: Int64, on connection: Connection) throws -> LoggedCommit? {
+        if index == 0 { return try read(after: sequence - 1, through: sequence, limit: 1, on: connection).first }
+        return try StoreError.wrapping {
+            let statement = try connection.cachedStatement(
+                "SELECT c.committed_at, c.origin, c.schema_changed, c.piece_count, p.payload FROM \(piecesTable) p "
+                    + "JOIN \(commitsTable) c ON c.seq = p.seq WHERE p.seq = ? AND p.piece = ?")
+            defer { statement.reset() }
+            try statement.bind([.integer(sequence), .integer(Int64(index))])
+            guard try statement.step() else { return nil }
+            return LoggedCommit(
+                sequence: sequence, committedAt: Timestamp.parse(statement.text(at: 0)) ?? Date(timeIntervalSince1970: 0),
+                origin: statement.isNull(at: 1) ? nil : statement.text(at: 1), payload: [UInt8](statement.blob(at: 4)),
+                schemaChanged: statement.int64(at: 2) != 0, pieceCount: Int(statement.int64(at: 3)), pieceIndex: index)
         }
     }
 
@@ -180,6 +260,12 @@ final class ChangeLog {
     /// and published in this process only.
     static func hasMarkers(on connection: Connection) throws -> Bool {
         try count(of: "'seq', 'external'", on: connection) == 2
+    }
+
+    /// Whether the change log can hold a commit in pieces (migration 0007): its current layout. Only then is
+    /// it read (the feed, durable listeners); below that, commits are logged and published in this process only.
+    static func hasPieces(on connection: Connection) throws -> Bool {
+        try count(of: "'seq', 'piece_count'", on: connection) == 2
     }
 
     /// How many of `columns` (quoted, comma-separated) the log table has.

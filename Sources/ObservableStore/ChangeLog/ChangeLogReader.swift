@@ -13,4 +13,8 @@ struct ChangeLogReader: ChangeLogReading {
     func lastSequence() throws -> Int64 {
         try ChangeLog.position(on: connection).last
     }
+
+    func piece(_ index: Int, of sequence: Int64) throws -> LoggedCommit? {
+        try ChangeLog.readPiece(index, of: sequence, on: connection)
+    }
 }

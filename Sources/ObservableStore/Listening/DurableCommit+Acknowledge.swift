@@ -3,7 +3,8 @@ import ObservableStoreCore
 extension DurableCommit {
     /// Moves the listener's cursor past this commit inside `transaction`, so that the handler's own
     /// writes and the acknowledgement commit together (exactly-once effects). Without it, the store
-    /// acknowledges after the handler returns (at-least-once).
+    /// acknowledges after the handler returns (at-least-once). For a piece of a commit logged in pieces
+    /// (``/ObservableStoreCore/Commit/piece``), it acknowledges that piece: a restart resumes with the next one.
     ///
     /// For example:
     ///
@@ -17,7 +18,7 @@ extension DurableCommit {
     /// }
     /// ```
     public func acknowledge(in transaction: Transaction) throws {
-        try DurableCursor.advance(listenerName, to: commit.sequence, in: transaction)
+        try DurableCursor.advance(listenerName, past: commit.piece, of: commit.sequence, in: transaction)
         acknowledged.value = true
     }
 }

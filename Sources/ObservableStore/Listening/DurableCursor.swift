@@ -2,15 +2,37 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-/// The SQL of durable cursors.
+/// The SQL of durable cursors. A cursor is (`cursor_seq`, `cursor_piece`): every commit up to `cursor_seq`
+/// acknowledged, and the first `cursor_piece` pieces of the commit after it (a commit logged in pieces).
 enum DurableCursor {
     static let table = "_store_listeners"
 
     /// Moves `name`'s cursor forward to `sequence` (never back), inside `transaction`.
     static func advance(_ name: String, to sequence: Int64, in transaction: Transaction) throws {
+        try advance(name, past: .whole, of: sequence, in: transaction)
+    }
+
+    /// Moves `name`'s cursor forward (never back) past `piece` of commit `sequence`, inside `transaction`: past
+    /// the whole commit when it is its last piece.
+    static func advance(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws {
+        let (cursor, pieces) = position(past: piece, of: sequence)
         try transaction.execute(
-            "UPDATE \(table) SET cursor_seq = max(cursor_seq, ?), updated_at = ? WHERE name = ?",
-            [sequence, Timestamp.format(Date()), name])
+            "UPDATE \(table) SET cursor_piece = CASE WHEN cursor_seq < ?1 OR (cursor_seq = ?1 AND cursor_piece < ?2) "
+                + "THEN ?2 ELSE cursor_piece END, cursor_seq = max(cursor_seq, ?1), updated_at = ?3 WHERE name = ?4",
+            [cursor, Int64(pieces), Timestamp.format(Date()), name])
         try ChangeLog.bumpBookkeeping(on: transaction.connection)
+    }
+
+    /// Whether `name`'s cursor is at or past the end of `piece` of commit `sequence`.
+    static func isPast(_ name: String, piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws -> Bool {
+        let (cursor, pieces) = position(past: piece, of: sequence)
+        return try transaction.fetchValue(
+            "SELECT cursor_seq > ?1 OR (cursor_seq = ?1 AND cursor_piece >= ?2) FROM \(table) WHERE name = ?3",
+            [cursor, Int64(pieces), name]) == .integer(1)
+    }
+
+    /// The cursor that stands just past `piece` of commit `sequence`.
+    private static func position(past piece: Commit.Piece, of sequence: Int64) -> (sequence: Int64, pieces: Int) {
+        piece.isLast ? (sequence, 0) : (sequence - 1, piece.index + 1)
     }
 }

@@ -39,7 +39,7 @@ extension Store {
                 .flatMap(Int64.fromDatabaseValue) ?? initial
         }
         let durable = DurableListener(
-            name: name, filter: filter, cursor: cursor, engine: self, context: registry.context, logger: configuration.logger,
+            name: name, filter: filter, cursor: cursor, cursorPieces: try acknowledgedPieces(of: name), engine: self, context: registry.context, logger: configuration.logger,
             errorHandler: configuration.listenerErrorHandler, handler: handler)
         // A one-slot wake-up listener: events only start a pump; the pump reads the log itself.
         let wakeUp = makeListener(name, filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
@@ -70,7 +70,7 @@ extension Store {
     public func resetDurableListener(_ name: String, to sequence: Int64) throws {
         try write { tx in
             let changed = try tx.execute(
-                "UPDATE \(DurableCursor.table) SET cursor_seq = ?, updated_at = ? WHERE name = ?",
+                "UPDATE \(DurableCursor.table) SET cursor_seq = ?, cursor_piece = 0, updated_at = ? WHERE name = ?",
                 [sequence, Timestamp.format(Date()), name])
             guard changed > 0 else { throw StoreError(.notFound, "no durable listener named \(name)") }
             try ChangeLog.bumpBookkeeping(on: tx.connection)

@@ -25,6 +25,7 @@ struct CommitPipeline: Sendable {
     func run<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
         let connection = writer.connection
         writer.capture.reset()
+        writer.sizeCapturePieces()
         let transaction = Transaction(
             connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
             recordStatements: writer.recordStatements)

@@ -2,7 +2,7 @@ import ObservableStoreCore
 import StoreSQLite
 
 // The SQLite engine's side of the core's engine protocol: snapshots on reader connections, the change log
-// (`_store_commits`), and durable cursors (`_store_listeners`).
+// (`_store_commits`, `_store_commit_pieces`), and durable cursors (`_store_listeners`).
 extension Store: StoreEngine {
     package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, sequence: Int64) {
         try read { tx in (try body(tx), try ChangeLog.lastSequence(tx)) }
@@ -14,13 +14,30 @@ extension Store: StoreEngine {
         }
     }
 
+    package func readPiece(_ index: Int, of sequence: Int64) throws -> LoggedCommit? {
+        try read { tx in try ChangeLog.readPiece(index, of: sequence, on: tx.connection) }
+    }
+
     package func advanceCursor(of name: String, to sequence: Int64) throws {
         try write { tx in try DurableCursor.advance(name, to: sequence, in: tx) }
     }
 
+    package func advanceCursor(of name: String, past piece: Commit.Piece, of sequence: Int64) throws {
+        try write { tx in try DurableCursor.advance(name, past: piece, of: sequence, in: tx) }
+    }
+
     package func cursor(of name: String, isAtLeast sequence: Int64) throws -> Bool {
+        try cursor(of: name, isPast: .whole, of: sequence)
+    }
+
+    package func cursor(of name: String, isPast piece: Commit.Piece, of sequence: Int64) throws -> Bool {
+        try read { tx in try DurableCursor.isPast(name, piece: piece, of: sequence, in: tx) }
+    }
+
+    package func acknowledgedPieces(of name: String) throws -> Int {
         try read { tx in
-            try tx.fetchValue("SELECT cursor_seq >= ? FROM \(DurableCursor.table) WHERE name = ?", [sequence, name]) == .integer(1)
+            try tx.fetchValue("SELECT cursor_piece FROM \(DurableCursor.table) WHERE name = ?", [name]).flatMap(Int64.fromDatabaseValue)
+                .map(Int.init) ?? 0
         }
     }
 }

@@ -96,7 +96,10 @@ public final class Store: Sendable {
         }
         self.path = path
         self.configuration = configuration
-        let writer = Writer(connection: connection, changeLogLayout: configuration.changeLogLayout)
+        if let limit = configuration.writerLengthLimit { connection.lengthLimit = limit }
+        let writer = Writer(
+            connection: connection, changeLogLayout: configuration.changeLogLayout, pieceByteLimit: configuration.changeLogPieceSize)
+        if !inMemory { writer.capture.spillDirectory = URL(fileURLWithPath: path).deletingLastPathComponent() }
         if configuration.tracksChanges { writer.installCapture() }
         // A thread inside a write must not wait for a handler: an immediate handler may be waiting for that write.
         let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { !SerializedWriter.isInsideAnyWrite }

@@ -85,6 +85,12 @@ public struct StoreConfiguration: Sendable {
     public var deliverySpinWindow: Duration = .microseconds(200)
     /// How the change log stores a commit's changes (see `docs/OBSERVATION.md`); for measurements only.
     package var changeLogLayout: ChangeLogLayout = .payloadPerCommit
+    /// The most bytes of captured changes in one piece of a logged commit (4 MiB by default): a larger
+    /// transaction is captured, logged and delivered in pieces of about this size. For tests and measurements.
+    package var changeLogPieceSize = ChangeCapture.defaultPieceByteLimit
+    /// When set, the writer connection's `SQLITE_LIMIT_LENGTH` (the longest value it accepts): tests lower it
+    /// to show that a transaction whose changes exceed it is still logged.
+    package var writerLengthLimit: Int?
     /// Where the store logs (swift-log). Quiet by default.
     public var logger = Logger(label: "ObservableStore", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Told about every error a listener's handler throws, with the listener's name (nil by default).

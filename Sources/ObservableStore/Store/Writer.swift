@@ -19,9 +19,14 @@ final class Writer {
     /// Notices writes of programs that do not log, at the start of each write.
     let foreignWrites = ForeignWriteDetector()
 
-    init(connection: Connection, changeLogLayout: ChangeLogLayout) {
+    init(connection: Connection, changeLogLayout: ChangeLogLayout, pieceByteLimit: Int = ChangeCapture.defaultPieceByteLimit) {
         self.connection = connection
-        self.changeLog = ChangeLog(layout: changeLogLayout)
+        self.changeLog = ChangeLog(layout: changeLogLayout, pieceByteLimit: pieceByteLimit)
+    }
+
+    /// Sizes the capture's pieces for the connection's length limit now; called at the start of each write.
+    func sizeCapturePieces() {
+        capture.pieceByteLimit = changeLog.pieceByteLimit(lengthLimit: connection.lengthLimit)
     }
 
     /// Whether the library's change-log tables exist in their current layout (a store migrated only part of
@@ -30,7 +35,7 @@ final class Writer {
         try StoreError.wrapping {
             let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_store_meta'")
             return try statement.step() && statement.int64(at: 0) == 1
-        } && ChangeLog.hasMarkers(on: connection)
+        } && ChangeLog.hasPieces(on: connection)
     }
 
     /// WAL size (frames) past which a write is followed by a checkpoint: SQLite's automatic threshold.

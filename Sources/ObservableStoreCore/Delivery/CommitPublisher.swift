@@ -43,7 +43,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
         publishing {
             guard entry.sequence > lastPublished else { return }  // the feed already published it
             if entry.sequence > lastPublished + 1 { catchUp(through: entry.sequence - 1, log: log) }
-            deliver(entry)
+            deliver(entry, log: log)
             lastPublished = entry.sequence
         }
     }
@@ -104,7 +104,7 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
                 offerToAll(.resync(.missedCommits((lastPublished + 1)...(first.sequence - 1))))
             }
             for entry in entries {
-                deliver(entry)
+                deliver(entry, log: log)
                 lastPublished = entry.sequence
             }
             if entries.count < 512 { break }
@@ -116,9 +116,10 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
     }
 
     /// Hands one commit to the listeners it may match (see ``ListenerIndex``): immediate ones now, on this
-    /// thread; the others through the dispatch queue.
-    private func deliver(_ entry: Entry) {
+    /// thread; the others through the dispatch queue. A commit logged in pieces is read from `log` piece by piece.
+    private func deliver(_ entry: Entry, log: some ChangeLogReading<Entry>) {
         if entry.isExternalChange { return offerToAll(.resync(.externalChange)) }
+        if entry.pieceCount > 1 { return deliverPieces(of: entry, log: log) }
         let (immediate, queued) = registry.indexes
         guard !immediate.isEmpty || !queued.isEmpty else { return }
         let decoded = immediate.isEmpty ? nil : decode(entry)
@@ -148,6 +149,37 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
             let commit = decoded ?? self.decode(entry)
             for listener in queued.listeners(for: commit) {
                 self.deliver(commit, sequence: entry.sequence, to: listener, immediately: false)
+            }
+        }
+    }
+
+    /// Hands a commit logged in pieces to the listeners, one piece at a time: each piece is read from `log`,
+    /// decoded and offered on this thread, so that only one piece is in memory here (listeners' buffers are
+    /// bounded). Everything offered before goes first: the dispatch queue is drained before the first piece.
+    /// The last piece is offered to every listener: one that got an earlier piece always gets it (``Listener``).
+    private func deliverPieces(of first: Entry, log: some ChangeLogReading<Entry>) {
+        let (immediate, queued) = registry.indexes
+        guard !immediate.isEmpty || !queued.isEmpty else { return }
+        if !queued.isEmpty { dispatchQueue.sync {} }
+        let sequence = first.sequence
+        for index in 0..<first.pieceCount {
+            var piece = first
+            if index > 0 {
+                do {
+                    guard let read = try log.piece(index, of: sequence) else { throw StoreError(.notFound, "pruned") }
+                    piece = read
+                } catch {
+                    logger.error("cannot read a piece of a commit", metadata: ["sequence": "\(sequence)", "error": "\(error)"])
+                    return offerToAll(.resync(.missedCommits(sequence...sequence)))
+                }
+            }
+            let commit = decode(piece)
+            let isLast = index == first.pieceCount - 1
+            for listener in isLast ? immediate.all.listeners : immediate.listeners(for: commit) {
+                deliver(commit, sequence: sequence, to: listener, immediately: true)
+            }
+            for listener in isLast ? queued.all.listeners : queued.listeners(for: commit) {
+                deliver(commit, sequence: sequence, to: listener, immediately: false)
             }
         }
     }

@@ -37,6 +37,8 @@ package final class Listener: Sendable {
         /// Events at or below this sequence are already part of the bound value.
         var floor: Int64 = 0
         var isCancelled = false
+        /// The commit logged in pieces whose earlier piece this listener got: it gets the last piece too.
+        var pieceSequence: Int64?
         weak var registry: ListenerRegistry?
         var onCancel: (@Sendable () -> Void)?
     }
@@ -72,8 +74,25 @@ package final class Listener: Sendable {
     /// Queues the part of `commit` that matches, and starts a drain if none is running: on the store's
     /// delivery thread when `warm` and it is free (a commit for a few listeners), else on the global queue.
     package func offer(_ commit: Commit, warm: Bool = false) {
-        guard let matching = filter.apply(commit) else { return }
+        guard let matching = matchingPart(of: commit) else { return }
         enqueue(.commit(matching), warm: warm)
+    }
+
+    /// What this listener gets of `commit`: the part its filter lets through; and the last piece of a commit
+    /// logged in pieces, even with no change of its own, when it got an earlier piece (so it can tell the
+    /// commit is complete).
+    private func matchingPart(of commit: Commit) -> Commit? {
+        let matching = filter.apply(commit)
+        guard commit.piece.count > 1 else { return matching }
+        return state.withLock { state -> Commit? in
+            let gotEarlierPiece = state.pieceSequence == commit.sequence
+            if commit.isLastPiece {
+                state.pieceSequence = nil
+                return matching ?? (gotEarlierPiece ? commit.with(changes: []) : nil)
+            }
+            if matching != nil { state.pieceSequence = commit.sequence }
+            return matching
+        }
     }
 
     /// Queues an event for every listener whatever its filter (a resync).
@@ -102,7 +121,7 @@ package final class Listener: Sendable {
 
     /// Immediate delivery on the caller's thread (the writer, after COMMIT). A held listener queues instead.
     package func deliverNow(_ commit: Commit) {
-        guard let matching = filter.apply(commit) else { return }
+        guard let matching = matchingPart(of: commit) else { return }
         deliverNow(event: .commit(matching))
     }
 

@@ -10,7 +10,10 @@ package protocol ChangeLogEntry: Sendable {
     var isExternalChange: Bool { get }
     /// The size of the encoded changes in bytes: small commits are decoded on the publishing thread.
     var encodedSize: Int { get }
-    /// The commit, its changes decoded.
+    /// How many pieces the commit was logged in (1 for most; see ``Commit/piece``). An entry read from the
+    /// log's list of commits holds piece 0; the others are read one at a time.
+    var pieceCount: Int { get }
+    /// The commit (this entry's piece of it), its changes decoded.
     func decoded() throws -> Commit
 }
 
@@ -23,4 +26,6 @@ package protocol ChangeLogReading<Entry> {
     func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [Entry]
     /// The last sequence the log assigned (0 before the first commit).
     func lastSequence() throws -> Int64
+    /// Piece `index` of commit `sequence`, or nil when the log no longer holds it.
+    func piece(_ index: Int, of sequence: Int64) throws -> Entry?
 }

@@ -35,4 +35,39 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// Whether durable listener `name`'s stored cursor is at or past `sequence` (the handler acknowledged
     /// inside its own write).
     func cursor(of name: String, isAtLeast sequence: Int64) throws -> Bool
+
+    /// Piece `index` of commit `sequence` (see ``ChangeLogEntry/pieceCount``), or nil when the log no longer
+    /// holds it (pruned).
+    func readPiece(_ index: Int, of sequence: Int64) throws -> Entry?
+
+    /// Moves durable listener `name`'s stored cursor forward (never back) past `piece` of commit `sequence`,
+    /// in a write of its own: past the whole commit when it is its last piece.
+    func advanceCursor(of name: String, past piece: Commit.Piece, of sequence: Int64) throws
+
+    /// Whether durable listener `name`'s stored cursor is at or past the end of `piece` of commit `sequence`
+    /// (the handler acknowledged inside its own write).
+    func cursor(of name: String, isPast piece: Commit.Piece, of sequence: Int64) throws -> Bool
+
+    /// How many pieces of the commit after durable listener `name`'s stored cursor sequence are acknowledged
+    /// (0 unless it stopped inside a commit logged in pieces).
+    func acknowledgedPieces(of name: String) throws -> Int
+}
+
+/// An engine whose commits are always one piece.
+extension StoreEngine {
+    /// Commits are one piece: there is no other.
+    package func readPiece(_ index: Int, of sequence: Int64) throws -> Entry? { nil }
+
+    /// A whole commit's acknowledgement.
+    package func advanceCursor(of name: String, past piece: Commit.Piece, of sequence: Int64) throws {
+        if piece.isLast { try advanceCursor(of: name, to: sequence) }
+    }
+
+    /// Whether the whole commit is acknowledged.
+    package func cursor(of name: String, isPast piece: Commit.Piece, of sequence: Int64) throws -> Bool {
+        try piece.isLast && cursor(of: name, isAtLeast: sequence)
+    }
+
+    /// None: commits are whole.
+    package func acknowledgedPieces(of name: String) throws -> Int { 0 }
 }

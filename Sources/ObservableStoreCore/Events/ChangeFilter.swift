@@ -70,8 +70,6 @@ public struct ChangeFilter: Sendable {
         let changes = commit.changes.filter(matches)
         if changes.isEmpty && !commit.schemaChanged { return nil }
         if changes.count == commit.changes.count { return commit }
-        return Commit(
-            sequence: commit.sequence, committedAt: commit.committedAt, origin: commit.origin, changes: changes,
-            schemaChanged: commit.schemaChanged)
+        return commit.with(changes: changes)
     }
 }

@@ -26,6 +26,8 @@ public struct RecordCommit<R: Record>: Sendable {
     public let changes: [RecordChange<R>]
     /// Whether the commit changed the schema.
     public let schemaChanged: Bool
+    /// Which piece of a large commit this is (see ``Commit/piece``); ``Commit/Piece/whole`` for most.
+    public var piece: Commit.Piece = .whole
 }
 
 /// What a typed listener receives.
@@ -59,7 +61,7 @@ public enum RecordEvent<R: Record>: Sendable {
                 self = .commit(
                     RecordCommit(
                         sequence: commit.sequence, committedAt: commit.committedAt, origin: commit.origin, changes: changes,
-                        schemaChanged: commit.schemaChanged))
+                        schemaChanged: commit.schemaChanged, piece: commit.piece))
             } catch let error as StoreError {
                 self = .decodingFailed(error)
             } catch {

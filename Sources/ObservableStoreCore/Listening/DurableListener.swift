@@ -25,17 +25,21 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
     private var isStopped = false
     private var isScheduled = false
     private var cursor: Int64
+    /// How many pieces of commit `cursor + 1` are acknowledged (a commit logged in pieces: see ``Commit/piece``).
+    private var cursorPieces: Int
     /// The wait before retrying after a handler error: 100 ms, doubling up to 10 s, reset by a success.
     private var retryDelay: Double = 0.1
 
-    /// A durable listener of `engine` whose stored cursor stands at `cursor`; it does nothing until woken.
+    /// A durable listener of `engine` whose stored cursor stands at `cursor` (and `cursorPieces` pieces of the
+    /// commit after it); it does nothing until woken.
     package init(
-        name: String, filter: ChangeFilter, cursor: Int64, engine: Engine, context: DeliveryContext, logger: Logger,
+        name: String, filter: ChangeFilter, cursor: Int64, cursorPieces: Int = 0, engine: Engine, context: DeliveryContext, logger: Logger,
         errorHandler: (@Sendable (String, any Error) -> Void)?, handler: @escaping @Sendable (DurableEvent) throws -> Void
     ) {
         self.name = name
         self.filter = filter
         self.cursor = cursor
+        self.cursorPieces = cursorPieces
         self.engine = engine
         self.context = context
         self.logger = logger
@@ -90,6 +94,12 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
                         try acknowledge(entry.sequence, engine)
                         continue
                     }
+                    if entry.pieceCount > 1 {
+                        if let skipped { try acknowledge(skipped, engine) }
+                        skipped = nil
+                        try deliverPieces(of: entry, engine)
+                        continue
+                    }
                     guard let commit = filter.apply(try entry.decoded()) else {
                         skipped = entry.sequence
                         continue
@@ -116,6 +126,44 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
         }
     }
 
+    /// Delivers a commit logged in pieces, from the first piece not yet acknowledged, reading one piece at a
+    /// time; each piece delivered is acknowledged on its own. A piece its filter leaves out is skipped, but the
+    /// last one is delivered (with no change of its own) when an earlier one was, also before a restart.
+    private func deliverPieces(of entry: Engine.Entry, _ engine: Engine) throws {
+        let sequence = entry.sequence
+        let start = sequence == cursor + 1 ? cursorPieces : 0
+        var deliveredAny = start > 0
+        for index in start..<entry.pieceCount {
+            guard !stopped else { throw CancellationError() }
+            guard let piece = index == 0 ? entry : try engine.readPiece(index, of: sequence) else {
+                // Pruned while being read: the rest of the commit is gone.
+                try deliver(.resync(.cursorExpired(missed: sequence...sequence)))
+                return try acknowledge(sequence, engine)
+            }
+            let decoded = try piece.decoded()
+            var commit = filter.apply(decoded)
+            if commit == nil, decoded.isLastPiece, deliveredAny { commit = decoded.with(changes: []) }
+            guard let commit else {
+                if decoded.isLastPiece { try acknowledge(sequence, engine) }
+                continue
+            }
+            deliveredAny = true
+            let acknowledged = LockedValue(false)
+            try deliver(.commit(DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)))
+            try acknowledge(decoded.piece, of: sequence, engine, alreadyInStore: acknowledged.value)
+        }
+    }
+
+    /// Acknowledges `piece` of commit `sequence`: the whole commit when it is the last piece.
+    private func acknowledge(_ piece: Commit.Piece, of sequence: Int64, _ engine: Engine, alreadyInStore: Bool) throws {
+        if piece.isLast { return try acknowledge(sequence, engine, alreadyInStore: alreadyInStore) }
+        guard sequence > cursor + 1 || (sequence == cursor + 1 && piece.index + 1 > cursorPieces) else { return }
+        let stored = try alreadyInStore && engine.cursor(of: name, isPast: piece, of: sequence)
+        if !stored { try engine.advanceCursor(of: name, past: piece, of: sequence) }
+        cursor = sequence - 1
+        cursorPieces = piece.index + 1
+    }
+
     private func deliver(_ event: DurableEvent) throws {
         guard !stopped else { throw CancellationError() }
         try handler(event)
@@ -126,6 +174,7 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
         let stored = try alreadyInStore && engine.cursor(of: name, isAtLeast: sequence)
         if !stored { try engine.advanceCursor(of: name, to: sequence) }
         cursor = sequence
+        cursorPieces = 0
     }
 }
 

@@ -3,8 +3,8 @@
 /// The listener is registered *held* before the first read, so no commit can fall between the read and
 /// the listener: commits up to the sequence that read reflects are dropped, the rest are delivered. Each
 /// commit either updates the value from its changes (``Step/deliver(_:)``), is not about it
-/// (``Step/skip``), or makes the value read again (``Step/refetch``); gaps and external changes always
-/// read again.
+/// (``Step/skip``), or makes the value read again (``Step/refetch``); gaps, external changes and commits
+/// logged in pieces (``Commit/piece``) always read again.
 package enum ValueBinding {
     /// What a commit does to the bound value.
     package enum Step<Value> {
@@ -33,7 +33,9 @@ package enum ValueBinding {
             var step = Step<Value>.refetch
             if case .commit(let commit) = event {
                 guard commit.sequence > reflected.value else { return true }
-                step = try apply(commit)
+                // A commit in pieces is never applied piece by piece: its first piece here makes the value read
+                // again (the store already holds the whole commit), and the read's sequence skips the others.
+                step = commit.piece.count > 1 ? .refetch : try apply(commit)
                 if case .deliver = step { reflected.value = commit.sequence }
             }
             switch step {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ObservableStore
 
-/// `storectl check`: integrity, foreign keys and migration history.
+/// `storectl check`: integrity, foreign keys, the change log's pieces and migration history.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the file's integrity, foreign keys and migration history (exit 9 on problems).",
@@ -28,6 +28,7 @@ struct Check: ParsableCommand {
                     "foreign key: \(Output.cell(row[0])) rowid \(Output.cell(row[1])) refers to a missing \(Output.cell(row[2]))"
                 }
             }
+            problems += try store.changeLogPieceProblems()
         } catch let error as StoreError where error.code == .corrupt {
             problems.append(error.message)
         }

@@ -38,9 +38,11 @@ struct Watch: ParsableCommand {
         let token = store.listen("storectl-watch-\(getpid())", options: ListenerOptions(bufferSize: 1)) { _ in doorbell.ring() }
         let deadline = timeout.flatMap(Duration.parse).map { ContinuousClock.now + $0 }
         var cursor = since == "now" ? try store.lastSequence() : Int64(since)!
+        // The last entry read: a commit logged in pieces may be cut by a page, and goes on with its next piece.
+        var last: Commit?
         while !printer.isDone {
-            let commits = try store.commits(after: cursor, limit: 256)
-            if let first = commits.first, first.sequence > cursor + 1 {
+            let commits = try last.map { try store.commits(following: $0, limit: 256) } ?? store.commits(after: cursor, limit: 256)
+            if let first = commits.first, first.piece.index == 0, first.sequence > cursor + 1 {
                 printer.print(.resync(.missedCommits((cursor + 1)...(first.sequence - 1))))
             }
             for commit in commits where !printer.isDone {
@@ -50,9 +52,12 @@ struct Watch: ParsableCommand {
                     printer.print(.commit(matching))
                 }
             }
-            cursor = commits.last?.sequence ?? cursor
+            if let end = commits.last {
+                last = end
+                cursor = end.sequence
+            }
             if printer.isDone { break }  // --count reached: exit now, not at the next commit or the timeout
-            if commits.count == 256 { continue }
+            if !commits.isEmpty { continue }  // a page may end early (a few MiB of changes): read until the log is empty
             guard doorbell.wait(until: deadline) else { break }
         }
         withExtendedLifetime(token) {}
