@@ -167,6 +167,32 @@ import Testing
         }
     }
 
+    // MARK: - Progress
+
+    /// A long export to a file shows a progress line on the terminal (stderr), after one second; the same export
+    /// to the terminal does not, since it would mix with the rows. The file holds exactly the rows, no progress.
+    @Test func aLongExportToAFileShowsProgressOnTheTerminal() throws {
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try #require(FileManager.default.isExecutableFile(atPath: script.path), "script(1) gives the child a terminal")
+        try withTemporaryDirectory { directory in
+            let path = try initStore(in: directory)
+            try Self.seedNodesWithSQL(path, rows: 400_000)
+            let output = directory.appendingPathComponent("nodes.ndjson")
+            // `script` runs the command on a pseudo-terminal: stderr is a TTY there, stdout goes to the file.
+            let list = "'\(try storectlURL().path)' --db '\(path)' --format ndjson list nodes"
+            let toFile = try runChild(script, ["-qec", "\(list) > '\(output.path)'", "/dev/null"], timeout: 150)
+            expectSuccess(toFile)
+            #expect(toFile.stdout.contains(" rows  "), "a progress line: \(toFile)")
+            let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 400_000)
+            #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") }, "only rows in the file")
+
+            let toTerminal = try runChild(script, ["-qec", "\(list) --limit 200000", "/dev/null"], timeout: 150)
+            expectSuccess(toTerminal)
+            #expect(!toTerminal.stdout.contains(" rows  "), "no progress line among the rows")
+        }
+    }
+
     // MARK: - Memory
 
     /// Peak RSS of `list --format ndjson` does not grow with the rows: 1M rows within 1.2× (+ 4 MB) of 100k.

@@ -21,9 +21,10 @@ struct Output {
         try printer.finish(columnsIfEmpty: columns)
     }
 
-    /// A printer that streams rows to stdout in this format (for output too large to hold: `list`, `query`).
-    func rowPrinter() -> RowPrinter {
-        RowPrinter(format: format, color: color)
+    /// A printer that streams rows to stdout in this format (for output too large to hold: `list`, `query`);
+    /// with `progress`, it shows a progress line on stderr for a long export (``ProgressMeter``).
+    func rowPrinter(progress: Bool = false) -> RowPrinter {
+        RowPrinter(format: format, color: color, progress: progress ? ProgressMeter(noun: "rows", quiet: quiet, exporting: true) : nil)
     }
 
     /// Raw text (e.g. `schema --sql`).

@@ -2,7 +2,9 @@ import Foundation
 
 /// A progress line on stderr for long imports and exports: only when stderr is a terminal (and not `--quiet`),
 /// only after one second, redrawn a few times a second. It shows the count, the rate and the elapsed time, and
-/// the percentage and the time left when the input's size is known.
+/// the percentage and the time left when the input's size is known (an import from a file; an export's row
+/// count is not known in advance, so it shows no percentage). An export's meter is shown only when stdout is
+/// not a terminal either (the rows go to a file or a pipe): on a terminal it would mix with the rows.
 final class ProgressMeter {
     private let enabled: Bool
     private let noun: String
@@ -11,10 +13,11 @@ final class ProgressMeter {
     /// The count at which to look at the clock next (reading it for every record would cost).
     private var nextCheck = 0
 
-    /// A meter counting `noun` ("records"); never shown when `quiet` or when stderr is not a terminal.
-    init(noun: String = "records", quiet: Bool) {
+    /// A meter counting `noun` ("records"); never shown when `quiet` or when stderr is not a terminal, nor,
+    /// for an export (`exporting`), when stdout is a terminal.
+    init(noun: String = "records", quiet: Bool, exporting: Bool = false) {
         self.noun = noun
-        enabled = !quiet && isatty(STDERR_FILENO) == 1
+        enabled = !quiet && isatty(STDERR_FILENO) == 1 && !(exporting && isatty(STDOUT_FILENO) == 1)
     }
 
     /// Notes that `count` items are done, `bytes` of the input read out of `totalBytes` (nil when unknown).

@@ -28,10 +28,13 @@ final class RowPrinter {
     private var widths: [Int]?
     /// Whether a record was printed as an object (``printObject(_:)``): json has no array then.
     private var printedObject = false
+    /// The progress line of a long export, if any.
+    private let progress: ProgressMeter?
 
-    init(format: OutputFormat, color: Bool) {
+    init(format: OutputFormat, color: Bool, progress: ProgressMeter? = nil) {
         self.format = format
         self.color = color
+        self.progress = progress
     }
 
     /// Prints one row (the first also decides the column names).
@@ -60,6 +63,7 @@ final class RowPrinter {
             }
         }
         printed += 1
+        progress?.update(count: printed)
     }
 
     /// Prints one record as an object: `key  value` lines in a table, one JSON object in json and ndjson, a
@@ -85,6 +89,7 @@ final class RowPrinter {
     /// Ends the output (the closing `]` of json, a table's held rows) and flushes it. With no row printed,
     /// `columnsIfEmpty` names the columns of the csv header and the table's.
     func finish(columnsIfEmpty: [String]) throws {
+        progress?.finish()
         if printedObject && format != .csv { return try out.flush() }
         if columns == nil { start(columnsIfEmpty) }
         switch format {

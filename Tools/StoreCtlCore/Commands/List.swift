@@ -29,7 +29,7 @@ struct List: ParsableCommand {
     func run() throws {
         let store = try global.openStore(.current(migrate: migrate))
         defer { store.close() }
-        let printer = global.output.rowPrinter()
+        let printer = global.output.rowPrinter(progress: true)
         let columns = try store.read { tx -> [String] in
             let info = try TableInfo.load(table, in: tx)
             let key = try info.keyColumn()

@@ -21,7 +21,7 @@ struct Query: ParsableCommand {
         let store = try global.openStore(.current(migrate: false))
         defer { store.close() }
         let filter = try WhereOptions.parse(parameters.flatMap { ["--param", $0] })
-        let printer = global.output.rowPrinter()
+        let printer = global.output.rowPrinter(progress: true)
         try store.read { tx in
             try WhereOptions.checkReadOnly(sql, what: "query", in: tx)
             try tx.forEachRow(sql, named: filter.values) { printer.print($0) }  // printed as stepped: nothing is held
