@@ -74,6 +74,8 @@ final class ChangeCapture {
     /// The hook: copies one row change into the buffer. Changes to SQLite's own tables, the store's
     /// internal `_store_` tables and non-main databases (temp, attached) are not captured.
     func record(_ change: borrowing PreupdateChange) {
+        // The spill file failed: the commit will fail with that error; capturing more would only grow memory.
+        guard spillError == nil else { return }
         guard change.isMainDatabase, !change.tableNameHasPrefix("sqlite_") else { return }
         if change.tableNameHasPrefix("_store_") {
             if change.tableNameIs("_store_meta") { wroteStoreMeta = true }
@@ -183,8 +185,8 @@ final class ChangeCapture {
     func rollback(to marker: Marker) {
         if marker.piece < sealed.count { reopen(marker.piece) }
         guard marker.piece == sealed.count else { return }  // reopening failed: the commit fails with spillError
-        records.removeSubrange(marker.byteCount...)
-        recordOffsets.removeSubrange(marker.changeCount...)
+        records.removeSubrange(min(marker.byteCount, records.count)...)
+        recordOffsets.removeSubrange(min(marker.changeCount, recordOffsets.count)...)
     }
 
     /// Makes sealed piece `index` the current one again, dropping every piece after it.

@@ -23,6 +23,8 @@ final class SpillFile {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw SpillFile.failure("create") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        // Close-on-exec: a program started during a write must not inherit the file.
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         self.descriptor = descriptor
     }
 
@@ -55,6 +57,7 @@ final class SpillFile {
                 let result = pread(descriptor, target.baseAddress! + done, count - done, off_t(offset + done))
                 if result < 0 && errno == EINTR { continue }
                 guard result > 0 else {
+                    if result == 0 { errno = EIO }  // the file ends early: no errno of its own to report
                     failed = true
                     return
                 }

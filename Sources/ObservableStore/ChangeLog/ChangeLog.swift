@@ -191,9 +191,12 @@ final class ChangeLog {
     }
 
     /// The commits after `sequence` (at most `limit`, and none past `last` when given), in order: each one's
-    /// commit row, with piece 0 of a commit logged in pieces (the others: ``readPiece(_:of:on:)``).
+    /// commit row, with piece 0 of a commit logged in pieces (the others: ``readPiece(_:of:on:)``). The page
+    /// also ends after the row whose payload brings it to `byteBudget` bytes (each piece 0 may be a few MiB),
+    /// so fewer than `limit` rows does not mean the end of the log: an empty page does.
     static func read(
-        after sequence: Int64, through last: Int64? = nil, limit: Int = 512, on connection: Connection
+        after sequence: Int64, through last: Int64? = nil, limit: Int = 512, byteBudget: Int = pageByteBudget,
+        on connection: Connection
     ) throws -> [LoggedCommit] {
         try StoreError.wrapping {
             let statement = try connection.cachedStatement(
@@ -202,7 +205,8 @@ final class ChangeLog {
             defer { statement.reset() }
             try statement.bind([.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))])
             var commits: [LoggedCommit] = []
-            while try statement.step() {
+            var bytes = 0
+            while bytes < byteBudget, try statement.step() {
                 commits.append(
                     LoggedCommit(
                         sequence: statement.int64(at: 0),
@@ -210,6 +214,7 @@ final class ChangeLog {
                         origin: statement.isNull(at: 2) ? nil : statement.text(at: 2),
                         payload: [UInt8](statement.blob(at: 4)), schemaChanged: statement.int64(at: 3) != 0,
                         isExternalChange: statement.int64(at: 5) != 0, pieceCount: Int(statement.int64(at: 6))))
+                bytes += commits[commits.count - 1].encodedSize
             }
             return commits
         }

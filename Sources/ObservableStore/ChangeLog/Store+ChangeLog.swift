@@ -77,10 +77,12 @@ extension Store {
             var firstPiece = piece
             while !isFull {
                 // A few commit rows at a time: each may hold a piece of a few MiB.
-                let entries = try ChangeLog.read(after: after, limit: min(limit - commits.count, 64), on: connection)
+                let entries = try ChangeLog.read(
+                    after: after, limit: limit - commits.count, byteBudget: ChangeLog.pageByteBudget - bytes, on: connection)
                 for entry in entries {
                     after = entry.sequence
-                    for index in (entry.sequence == sequence ? firstPiece : 0)..<entry.pieceCount {
+                    // A piece past the commit's last (a `Commit` made by the caller) starts at the next commit.
+                    for index in (entry.sequence == sequence ? min(firstPiece, entry.pieceCount) : 0)..<entry.pieceCount {
                         if isFull { return commits }
                         guard let piece = index == 0 ? entry : try ChangeLog.readPiece(index, of: entry.sequence, on: connection)
                         else { break }

@@ -42,8 +42,10 @@ extension Store {
         bound = min(bound, last - 1)
         guard bound > 0 else { return 0 }
         let deleted = try transaction.execute("DELETE FROM \(ChangeLog.commitsTable) WHERE seq <= ?", [bound])
-        // A commit's other pieces go with it.
-        try transaction.execute("DELETE FROM \(ChangeLog.piecesTable) WHERE seq <= ?", [bound])
+        // A commit's other pieces go with it (a log below migration 0007 has none).
+        if try ChangeLog.hasPieces(on: transaction.connection) {
+            try transaction.execute("DELETE FROM \(ChangeLog.piecesTable) WHERE seq <= ?", [bound])
+        }
         if deleted > 0 { try ChangeLog.bumpBookkeeping(on: transaction.connection) }
         return deleted
     }

@@ -30,6 +30,10 @@ extension Store {
             throw StoreError(.invalidInput, "durable listeners need change tracking (StoreConfiguration.tracksChanges)")
         }
         let cursor = try write { tx -> Int64 in
+            // The cursor's piece column and the log's pieces come with migration 0007.
+            guard try ChangeLog.hasPieces(on: tx.connection) else {
+                throw StoreError(.migrationNeeded, "durable listeners need the library's migrations through 0007 (the change log in pieces); migrate the store")
+            }
             let initial = start == .now ? try ChangeLog.lastSequence(tx) : 0
             try tx.execute(
                 "INSERT INTO \(DurableCursor.table) (name, cursor_seq, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING",

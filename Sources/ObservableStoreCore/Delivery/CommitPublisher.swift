@@ -107,7 +107,10 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
                 deliver(entry, log: log)
                 lastPublished = entry.sequence
             }
-            if entries.count < 512 { break }
+            // A page may end before `limit` (``ChangeLogReading/entries(after:through:limit:)``): only an empty
+            // one, or reaching `last`, is the end.
+            if entries.isEmpty { break }
+            if let last, lastPublished >= last { break }
         }
         if let last, lastPublished < last {
             offerToAll(.resync(.missedCommits((lastPublished + 1)...last)))

@@ -22,7 +22,9 @@ package protocol ChangeLogEntry: Sendable {
 package protocol ChangeLogReading<Entry> {
     /// The engine's log entry.
     associatedtype Entry: ChangeLogEntry
-    /// The entries after `sequence` (through `last`, when given), oldest first, at most `limit`.
+    /// The entries after `sequence` (through `last`, when given), oldest first, at most `limit`. An engine may
+    /// end a page sooner (the SQLite engine does once it holds a few MiB of payloads): only an empty page
+    /// means that nothing more is there.
     func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [Entry]
     /// The last sequence the log assigned (0 before the first commit).
     func lastSequence() throws -> Int64

@@ -131,7 +131,9 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
     /// last one is delivered (with no change of its own) when an earlier one was, also before a restart.
     private func deliverPieces(of entry: Engine.Entry, _ engine: Engine) throws {
         let sequence = entry.sequence
-        let start = sequence == cursor + 1 ? cursorPieces : 0
+        // A stored piece count at or past the commit's (a damaged cursor row) acknowledges the whole commit.
+        let start = sequence == cursor + 1 ? min(cursorPieces, entry.pieceCount) : 0
+        if start == entry.pieceCount { return try acknowledge(sequence, engine) }
         var deliveredAny = start > 0
         for index in start..<entry.pieceCount {
             guard !stopped else { throw CancellationError() }

@@ -117,7 +117,8 @@ final class EventPrinter {
         case .commit(let commit):
             let head = "\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),\"origin\":"
                 + (commit.origin.map(JSONText.string) ?? "null")
-            if commit.schemaChanged { write("{" + head + ",\"event\":\"schema_changed\"}") }
+            // Every piece of a commit logged in pieces says it changed the schema: print that once.
+            if commit.schemaChanged, commit.piece.index == 0 { write("{" + head + ",\"event\":\"schema_changed\"}") }
             for change in commit.changes {
                 let id = change.key.count == 1 ? JSONText.value(change.key[0]) : "[" + change.key.map(JSONText.value).joined(separator: ",") + "]"
                 var line = "{" + head + ",\"table\":\(JSONText.string(change.table)),\"op\":\"\(change.operation.rawValue)\",\"id\":\(id)"
