@@ -34,6 +34,7 @@ import Testing
             try writeLines((0..<count).lazy.map { ##"{"name":"node \##($0)","x":\##(Double($0) / 3),"y":\##($0),"color":"#A0B0C0"}"## }, to: file)
             let run = try peakMemory(of: try storectlURL(), ["--db", path, "insert", "nodes", file.path] + options, timeout: 150)
             #expect(run.status == 0, "\(run)")
+            #expect(run.peakKilobytes > 10_000, "a measured peak (a Swift process takes more than 10 MB): \(run)")
             #expect(run.stderr.contains("inserted \(count) records"), "\(run)")
             #expect(try rowCount(path) == Int64(count))
             return run

@@ -205,6 +205,7 @@ import Testing
                 try Self.seedNodesWithSQL(path, rows: rows)
                 let run = try peakMemory(of: try storectlURL(), ["--db", path, "--format", "ndjson", "list", "nodes"])
                 try #require(run.status == 0, "\(run)")
+                try #require(run.peakKilobytes > 10_000, "a measured peak (a Swift process takes more than 10 MB): \(run)")
                 peaks.append(run.peakKilobytes)
             }
             #expect(Double(peaks[1]) <= Double(peaks[0]) * 1.2 + 4_096, "peak RSS at 100k and 1M rows: \(peaks) KB")

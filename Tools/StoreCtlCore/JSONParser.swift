@@ -114,6 +114,16 @@ struct JSONParser {
     /// Reads an object at `depth`, calling `member` with each key and value in order (the keys as written,
     /// repeats included). When `member` returns false, reading stops there (the caller has its own error).
     mutating func members(depth: Int, _ member: (String, JSONValue) -> Bool) throws(Failure) {
+        try members(depth: depth, knownKey: nil) { _, key, value in member(key ?? "", value) }
+    }
+
+    /// ``members(depth:_:)`` for a caller that knows the keys it expects (an importer, its table's columns): a
+    /// key written without escapes is first offered as its bytes to `knownKey`, which returns the key's number
+    /// or nil. `member` gets that number and no text, or, for any other key, nil and the key's text. Known keys
+    /// cost no `String` and no hashing.
+    mutating func members(
+        depth: Int, knownKey: ((ArraySlice<UInt8>) -> Int?)?, _ member: (Int?, String?, JSONValue) -> Bool
+    ) throws(Failure) {
         skipWhitespace()
         guard index < end, bytes[index] == UInt8(ascii: "{") else { throw failure("expected '{', found \(describe())") }
         index += 1
@@ -125,11 +135,18 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected '\"', found \(describe())") }
-            let key = try string()
+            var known: Int?
+            var key: String?
+            if let knownKey, let plain = plainKey(), let number = knownKey(bytes[plain]) {
+                known = number
+                index = plain.upperBound + 1  // past the closing quote
+            } else {
+                key = try string()
+            }
             skipWhitespace()
             guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':', found \(describe())") }
             index += 1
-            guard member(key, try value(depth: depth + 1)) else { return }
+            guard member(known, key, try value(depth: depth + 1)) else { return }
             skipWhitespace()
             guard index < end else { throw failure("expected ',' or '}', found end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -141,6 +158,19 @@ struct JSONParser {
                 throw failure("expected ',' or '}', found \(describe())")
             }
         }
+    }
+
+    /// The bytes of the string at the parser's position (its opening quote) when they hold no escape and no
+    /// control character, without moving; nil otherwise (``string()`` reads and checks it then).
+    private func plainKey() -> Range<Int>? {
+        var cursor = index + 1
+        while cursor < end {
+            let byte = bytes[cursor]
+            if byte == UInt8(ascii: "\"") { return (index + 1)..<cursor }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            cursor += 1
+        }
+        return nil
     }
 
     mutating func value(depth: Int) throws(Failure) -> JSONValue {

@@ -9,6 +9,8 @@ final class JSONRecordReader: RecordReader {
     private let table: TableInfo
     private let isNDJSON: Bool
     private let columnIndexes: [String: Int]
+    /// Each column's name as UTF-8, in column order (the first of two equal names wins, as in ``columnIndexes``).
+    private let columnNameBytes: [[UInt8]]
     /// The line of `input.position`, and the stream offset where that line starts (for columns).
     private var line = 1
     private var lineStartOffset = 0
@@ -25,6 +27,7 @@ final class JSONRecordReader: RecordReader {
         self.table = table
         self.isNDJSON = isNDJSON
         columnIndexes = Dictionary(table.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        columnNameBytes = table.columns.map { Array($0.name.utf8) }
     }
 
     func next(into record: inout InputRecord) throws -> Bool {
@@ -218,9 +221,9 @@ final class JSONRecordReader: RecordReader {
             parser.skipWhitespace()
             if parser.nextByte == UInt8(ascii: "{") {
                 var problem: StoreError?
-                try parser.members(depth: 0) { key, value in
+                try parser.members(depth: 0, knownKey: column(named:)) { column, key, value in
                     do throws(StoreError) {
-                        try add(key, value, to: &record)
+                        try add(column, key, value, to: &record)
                         return true
                     } catch {
                         problem = error
@@ -245,11 +248,20 @@ final class JSONRecordReader: RecordReader {
         return (parser.currentLine, parser.lineStart)
     }
 
-    private func add(_ key: String, _ value: JSONValue, to record: inout InputRecord) throws(StoreError) {
-        guard let index = columnIndexes[key] else {
-            throw RecordInput.invalid(source, record.line, "unknown column '\(key)' in \(table.name)")
+    /// The number of the column whose name is exactly `bytes` (as ``columnIndexes`` matches names), or nil.
+    private func column(named bytes: ArraySlice<UInt8>) -> Int? {
+        columnNameBytes.firstIndex { $0.count == bytes.count && $0.elementsEqual(bytes) }
+    }
+
+    /// Adds a member to `record`: its column's number when the parser matched it (``column(named:)``), else its
+    /// key as text.
+    private func add(_ column: Int?, _ key: String?, _ value: JSONValue, to record: inout InputRecord) throws(StoreError) {
+        guard let index = column ?? key.flatMap({ columnIndexes[$0] }) else {
+            throw RecordInput.invalid(source, record.line, "unknown column '\(key ?? "")' in \(table.name)")
         }
-        guard !record.columns.contains(index) else { throw RecordInput.invalid(source, record.line, "column '\(key)' appears twice") }
+        guard !record.columns.contains(index) else {
+            throw RecordInput.invalid(source, record.line, "column '\(table.columns[index].name)' appears twice")
+        }
         record.columns.append(index)
         record.values.append(try convert(value, for: table.columns[index], line: record.line))
     }
