@@ -12,16 +12,12 @@ import Testing
     /// Rows per commit: about 3 MB of changes, one piece, so that two commits fill a page's byte budget.
     static let rowsPerCommit = 28_000
 
-    static func insertNodes(_ first: Int, _ last: Int, in transaction: Transaction) throws {
-        try ChangeLogPiecesTests.insertNodes(first, last, in: transaction)
-    }
-
     /// Nodes 1…3 × ``rowsPerCommit``, in three commits (synchronous: the async tests' closures would pick `write`'s
     /// async overload).
     static func commitThreeLargeCommits(to store: Store) throws {
         for index in 0..<3 {
             let first = index * rowsPerCommit + 1
-            try store.write { try insertNodes(first, first + rowsPerCommit - 1, in: $0) }
+            try store.write { try ChangeLogPiecesTests.insertNodes(first, first + rowsPerCommit - 1, in: $0) }
         }
     }
 
@@ -78,7 +74,7 @@ import Testing
             configuration.migrationPolicy = .none
             let store = try Store(path: path, configuration: configuration)
             defer { store.close() }
-            for index in 1...5 { try store.write { try Self.insertNodes(index, index, in: $0) } }
+            for index in 1...5 { try store.write { try ChangeLogPiecesTests.insertNodes(index, index, in: $0) } }
             _ = try store.pruneChangeLog()
             let error = #expect(throws: StoreError.self) { try store.listenDurably("mailer") { _ in } }
             #expect(error?.code == .migrationNeeded)
