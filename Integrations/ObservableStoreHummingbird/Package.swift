@@ -1,0 +1,75 @@
+// swift-tools-version:6.1
+// The Hummingbird 2 integration (in a folder not named Hummingbird: a root package's identity is its folder's name, and
+// "hummingbird" is the dependency's) and the node board built on it: a package of its own, so that users of the core
+// library never build Hummingbird. It depends on the root package by path, without its default traits (no storectl,
+// no @Record macro, so neither swift-argument-parser's nor swift-syntax's build for the library).
+import PackageDescription
+
+let package = Package(
+    name: "ObservableStoreHummingbird",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObservableStoreHummingbird", targets: ["ObservableStoreHummingbird"]),
+        .executable(name: "node-board", targets: ["node-board"]),
+    ],
+    dependencies: [
+        .package(name: "ObservableStore", path: "../..", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The integration: a lifecycle Service owning a Store, the SSE route of commits, metrics.
+        .target(
+            name: "ObservableStoreHummingbird",
+            dependencies: [
+                .product(name: "ObservableStore", package: "ObservableStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The node board application: REST API, the page and its script (compiled into the binary), wiring.
+        .target(
+            name: "NodeBoard",
+            dependencies: [
+                "ObservableStoreHummingbird",
+                .product(name: "ObservableStore", package: "ObservableStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `node-board --db PATH [--host 127.0.0.1] [--port 8080]`.
+        .executableTarget(
+            name: "node-board",
+            dependencies: ["NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "ObservableStoreHummingbirdTests",
+            dependencies: [
+                "ObservableStoreHummingbird",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "NodeBoardTests",
+            dependencies: [
+                "NodeBoard",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}
