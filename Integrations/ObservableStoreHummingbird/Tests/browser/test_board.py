@@ -115,7 +115,7 @@ def wait_until(what, condition, seconds=WAIT_MS / 1000):
 
 
 def node_text(node_id):
-    return f"document.querySelector('.node[data-id=\"{node_id}\"]')?.textContent ?? ''"
+    return f"document.querySelector('.node[data-id=\"{node_id}\"] .node-name')?.textContent ?? ''"
 
 
 def wait_for_seq(page, seq, timeout=WAIT_MS):
@@ -148,7 +148,7 @@ def run_steps(arguments, server, shell, step, pages):
     step("open the board in two pages")
     for page in pages:
         page.goto(url)
-        page.wait_for_function("document.querySelector('#board')?.dataset.seq !== undefined", timeout=WAIT_MS)
+        page.wait_for_function("document.querySelector('#board')?.dataset.loaded === 'true'", timeout=WAIT_MS)
 
     step("create a node in page one: it appears in page two")
     before = second.locator(".node").count()
@@ -178,8 +178,8 @@ def run_steps(arguments, server, shell, step, pages):
         page.wait_for_function(f"({node_text(node_id)}).includes('from-the-shell')", timeout=WAIT_MS)
 
     step("rename the user in page one: both headers")
-    first.fill("#rename-user", "Grace Hopper")
-    first.press("#rename-user", "Enter")
+    first.fill("#user-name-input", "Grace Hopper")
+    first.click("#rename-user")
     for page in pages:
         page.wait_for_function(
             "document.querySelector('#user-name')?.textContent.includes('Grace Hopper')", timeout=WAIT_MS
@@ -193,6 +193,9 @@ def run_steps(arguments, server, shell, step, pages):
     for page in pages:
         page.wait_for_function(f"({node_text(node_id)}).includes('written-while-down')", timeout=RECONNECT_MS)
         wait_for_seq(page, last, timeout=RECONNECT_MS)
+        page.wait_for_function(
+            "document.querySelector('#connection')?.dataset.state === 'live'", timeout=RECONNECT_MS
+        )
 
     step("screenshot")
     second.locator(".node").first.click()
