@@ -3,9 +3,10 @@
 #  - GET /api/nodes?limit=100 and PATCH /api/nodes/:id with wrk, against node-board and against the HTTP floor
 #    (`sse-load floor`: node-board's own answers, saved with curl, served from memory through the same
 #    Hummingbird stack), each REPEAT times, alternating; the medians and their ratio;
-#  - SSE fan-out: commit -> event received by 1, 100 and 500 clients (`sse-load run`, one writer process),
-#    p50 / p99, REPEAT times each;
-#  - the load test: 500 clients, 2,000 commits from two writer processes, memory per client.
+#  - SSE fan-out: commit -> event received by 1, 100 and 500 clients (`sse-load run`, one writer process posting
+#    to node-board's API, so the commit is made in node-board's process), p50 / p99, REPEAT times each;
+#  - the load test: 500 clients, 2,000 commits from two writer processes writing through the library (node-board
+#    sees their commits with the change feed's poll, 250 ms by default), memory per client.
 # Usage (from anywhere): Integrations/ObservableStoreHummingbird/Benchmarks/run.sh [OUTPUT_DIR]
 # Needs wrk and curl (apt-get install -y wrk curl). Environment: REPEAT (3), DURATION (wrk seconds, 10),
 # CONNECTIONS (wrk, 64), FANOUT_COMMITS (1000), FANOUT_RATE (commits/s, 100).
@@ -36,6 +37,10 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -sr)"
 echo "seeding 1000 nodes"
 "$bin/sse-load" write --db "$db" --commits 1000
+# First, while node-board is fresh (its memory per client is measured against its size at start).
+echo "load test: 500 clients, 2000 commits from 2 writer processes"
+"$bin/sse-load" run --port "$port" --db "$db" --clients 500 --commits 2000 --writers 2 --server-pid "$server" \
+    | tee -a "$out/load.log"
 curl -sf "http://127.0.0.1:$port/api/nodes?limit=100" >"$out/nodes.json"
 curl -sf "http://127.0.0.1:$port/api/nodes/1" >"$out/node.json"
 "$bin/sse-load" floor --port "$floor_port" --json "$out/nodes.json" --node "$out/node.json" >"$out/floor.log" 2>&1 &
@@ -72,10 +77,6 @@ for clients in 1 100 500; do
     for run in $(seq "$repeat"); do
         echo "fan-out: $clients clients, run $run"
         "$bin/sse-load" run --port "$port" --db "$db" --clients "$clients" --commits "$fanout_commits" --writers 1 \
-            --rate "$fanout_rate" --server-pid "$server" | tee -a "$out/fanout.log"
+            --write-via api --rate "$fanout_rate" --server-pid "$server" | tee -a "$out/fanout.log"
     done
 done
-
-echo "load test: 500 clients, 2000 commits from 2 writer processes"
-"$bin/sse-load" run --port "$port" --db "$db" --clients 500 --commits 2000 --writers 2 --server-pid "$server" \
-    | tee -a "$out/load.log"

@@ -6,7 +6,8 @@ Usage: test_board.py --node-board PATH --storectl PATH --out DIR
 Starts node-board on a free loopback port with a temporary store and opens the board in two pages, then:
 creates a node in page one (it appears in page two), drags it (the store has the new position), updates it
 with storectl (both pages show it), renames the user (both headers), stops the server with SIGTERM, writes
-with storectl while it is down, restarts it on the same port (both pages reconnect and catch up). Saves
+with storectl while it is down, restarts it on the same port (both pages reconnect and catch up), inserts four
+nodes with storectl (both pages show them). Saves
 DIR/board.png. Exit code 0 when every step passed, 1 otherwise (the failing step, the server's log and a
 screenshot DIR/failure.png). Every wait has a timeout.
 
@@ -197,8 +198,19 @@ def run_steps(arguments, server, shell, step, pages):
             "document.querySelector('#connection')?.dataset.state === 'live'", timeout=RECONNECT_MS
         )
 
+    step("storectl insert of four nodes from the shell: both pages show them")
+    others = [
+        {"name": "Presentation model", "x": 420, "y": 120, "color": "#7B61FF", "width": 170},
+        {"name": "Store", "x": 460, "y": 320, "color": "#2E9E6A"},
+        {"name": "storectl", "x": 700, "y": 430, "color": "#E07A2E"},
+        {"name": "Browser tab", "x": 130, "y": 400, "color": "#D94A7A", "width": 140},
+    ]
+    shell.run("insert", "nodes", "\n".join(json.dumps(node) for node in others), "--input-format", "ndjson")
+    for page in pages:
+        page.wait_for_function(f"document.querySelectorAll('.node').length === {before + 1 + len(others)}", timeout=WAIT_MS)
+
     step("screenshot")
-    second.locator(".node").first.click()
+    first.locator(f'.node[data-id="{node_id}"]').click()
     first.screenshot(path=os.path.join(arguments.out, "board.png"))
 
 

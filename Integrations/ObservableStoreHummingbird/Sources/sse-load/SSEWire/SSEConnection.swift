@@ -28,6 +28,9 @@ public final class SSEConnection {
     public struct Failure: Error, CustomStringConvertible {
         /// What went wrong.
         public var description: String
+
+        /// A failure saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// Connects to `host`:`port` (an IPv4 address) and sends `GET path` with `headers`.

@@ -66,9 +66,10 @@ final class LoadClientGroup: @unchecked Sendable {
             if clients.allSatisfy({ $0.ended || $0.lastSequence >= target }) { return }
             let ready = poll(&polled, nfds_t(polled.count), 100)
             guard ready > 0 else { continue }
-            let now = SSEConnection.now()
             for index in polled.indices where polled[index].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(polled[index].fd, $0.baseAddress, $0.count) }
+                // After the read: a commit made while the other sockets were read can be in these bytes.
+                let now = SSEConnection.now()
                 guard count > 0 else {
                     clients[index].ended = true
                     clients[index].problems.append(count == 0 ? "the server closed the stream" : "read failed: errno \(errno)")

@@ -6,6 +6,7 @@ struct LoadReport {
     let start: Int64
     let end: Int64
     let writers: Int
+    let writeVia: WritePath
     let rate: Double
     let writeSeconds: Double
     let memory: (before: Int?, connected: Int?, after: Int?)
@@ -19,7 +20,7 @@ struct LoadReport {
     var text: String {
         let expected = Int(end - start)
         var lines = [
-            "clients \(records.count), commits \(expected) (seq \(start + 1)...\(end)), \(writers) writer processes at "
+            "clients \(records.count), commits \(expected) (seq \(start + 1)...\(end)), \(writers) writer processes (via \(writeVia.rawValue)) at "
                 + (rate > 0 ? "\(format(rate)) commits/s each" : "full speed") + ", written in \(format(writeSeconds)) s"
         ]
         let delivered = records.reduce(0) { $0 + $1.received }

@@ -36,6 +36,9 @@ struct LoadRun: ParsableCommand {
     @Option(help: "Commits per second of each writer (0: as fast as possible).")
     var rate = 250.0
 
+    @Option(help: "How the writers commit: store (through the library, in their own process; node-board notices the commits with its change-feed poll) or api (POST /api/nodes: committed in node-board's process).")
+    var writeVia = WritePath.store
+
     @Option(help: "Threads reading the clients' sockets.")
     var threads = 4
 
@@ -76,7 +79,7 @@ struct LoadRun: ParsableCommand {
         let memoryAfter = serverPid.flatMap(residentKilobytes)
 
         let report = LoadReport(
-            records: records, start: start, end: end, writers: writers, rate: rate, writeSeconds: written,
+            records: records, start: start, end: end, writers: writers, writeVia: writeVia, rate: rate, writeSeconds: written,
             memory: (memoryBefore, memoryConnected, memoryAfter))
         print(report.text)
         if !report.passed { throw ExitCode(1) }
@@ -108,7 +111,8 @@ struct LoadRun: ParsableCommand {
             let child = Process()
             child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             let count = index == 0 ? commits - share * (writers - 1) : share
-            child.arguments = ["write", "--db", db, "--commits", "\(count)", "--rate", "\(rate)"]
+            let target = writeVia == .store ? ["--db", db] : ["--host", host, "--port", "\(port)"]
+            child.arguments = ["write"] + target + ["--commits", "\(count)", "--rate", "\(rate)"]
             try child.run()
             return child
         }
@@ -119,6 +123,11 @@ struct LoadRun: ParsableCommand {
             }
         }
     }
+}
+
+/// How `sse-load run`'s writer processes commit.
+enum WritePath: String, ExpressibleByArgument {
+    case store, api
 }
 
 /// The resident memory of process `pid` in KiB (VmRSS in /proc/PID/status), or nil.

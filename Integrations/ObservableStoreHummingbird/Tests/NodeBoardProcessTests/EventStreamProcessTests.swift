@@ -6,7 +6,7 @@ import Testing
 /// node-board started for real on a temporary store, an SSE client over a socket, storectl writing from another
 /// process.
 @Suite(.timeLimit(.minutes(5)))
-struct NodeBoardProcessTests {
+struct EventStreamProcessTests {
     @Test func storectlInsertArrivesWithItsSequence() throws {
         let server = try NodeBoardServer()
         let events = try SSEConnection(port: server.port)
@@ -49,7 +49,8 @@ struct NodeBoardProcessTests {
         #expect(replayed.map(\.event) == ["commit", "commit"])
         #expect(replayed[0].data.contains(#""name":"missed-1""#))
         #expect(replayed[1].data.contains(#""name":"missed-2""#))
-        #expect(try resumed.frames(arrivingWithin: 1).filter { !$0.isComment }.isEmpty)
+        let more = try resumed.frames(arrivingWithin: 1).filter { !$0.isComment }
+        #expect(more.isEmpty, "more than the two missed commits: \(more)")
 
         let bySince = try server.events(path: "/events?since=\(seen + 1)")
         let next = try bySince.nextEvent(timeout: 10)
