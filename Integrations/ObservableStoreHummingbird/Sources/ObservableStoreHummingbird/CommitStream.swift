@@ -6,7 +6,7 @@ import ObservableStore
 import Synchronization
 
 /// The store's commits as Server-Sent Events, for any number of clients: made by
-/// ``StoreService/commitStream(_:)`` and served by ``Hummingbird/Router/addCommitStream(_:_:)``.
+/// ``StoreService/commitStream(_:)`` and served by `Router.addCommitStream(_:_:)`.
 ///
 /// Each frame's `id:` is the commit's sequence, so a client that reconnects with `Last-Event-ID` (or `?since=`)
 /// gets exactly the commits it missed, replayed from the change log, then the live ones, with no gap and no

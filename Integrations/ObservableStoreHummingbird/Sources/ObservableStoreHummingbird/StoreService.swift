@@ -44,7 +44,7 @@ public final class StoreService: Service, Sendable {
     }
 
     /// A stream of the store's commits as Server-Sent Events, to serve with
-    /// ``Hummingbird/Router/addCommitStream(_:_:)``. It lives until the service shuts down (or ``CommitStream/finish()``).
+    /// `Router.addCommitStream(_:_:)`. It lives until the service shuts down (or ``CommitStream/finish()``).
     public func commitStream(_ options: CommitStreamOptions = CommitStreamOptions()) throws -> CommitStream {
         let stream = try CommitStream(
             store: store, options: options,

@@ -211,4 +211,41 @@ struct CommitStreamTests {
             #expect(try await client.next().id == after)
         }
     }
+
+    @Test func aCommitLoggedInPiecesGoesOutAsOneFramePerPieceWithTheIDOnTheLast() async throws {
+        try await StreamHarness.run { harness in
+            let client = try harness.connect(query: "?since=0")
+            try await harness.waitForClients(1)
+            // About 8 MB in one transaction: more than one piece of the change log (a few MiB each).
+            let big = String(repeating: "p", count: 100_000)
+            let sequence = try await harness.store.writeReturningCommit { tx in
+                for index in 1...80 { try tx.execute("INSERT INTO nodes (name, x, y) VALUES (?, 1, 2)", ["\(index) \(big)"]) }
+            }.sequence ?? 0
+            var frames: [SSEClient.Frame] = []
+            while frames.last?.id == nil { frames.append(try await client.next(timeout: .seconds(30))) }
+            #expect(frames.count > 1)
+            #expect(frames.dropLast().allSatisfy { $0.id == nil && $0.event == "commit" })
+            #expect(frames.last?.id == sequence)
+            let pieces = frames.map { $0.json["piece"] as? [Int] ?? [] }
+            #expect(pieces == (0..<frames.count).map { [$0, frames.count] })
+            #expect(frames.map { $0.json["seq"] as? Int }.allSatisfy { $0 == Int(sequence) })
+            #expect(frames.reduce(0) { $0 + (($1.json["changes"] as? [Any])?.count ?? 0) } == 80)
+            // A client resuming before it replays the same frames from the log.
+            let replaying = try harness.connect(query: "?since=0")
+            let replayed = try await replaying.next(frames.count, timeout: .seconds(30))
+            #expect(replayed.map(\.id) == frames.map(\.id))
+            #expect(replayed.map(\.data) == frames.map(\.data))
+        }
+    }
+
+    @Test func aClientThatGoesAwayIsRemoved() async throws {
+        try await StreamHarness.run(options: CommitStreamOptions(heartbeatInterval: .milliseconds(50))) { harness in
+            let client = try harness.connect(query: "?since=0")
+            try await harness.waitForClients(1)
+            client.disconnect()
+            // The next write to it (a heartbeat at the latest) fails, and its response ends.
+            try await harness.waitForClients(0)
+            #expect(harness.metric("observable_store_sse_clients{stream=\"events\"}") == 0)
+        }
+    }
 }
