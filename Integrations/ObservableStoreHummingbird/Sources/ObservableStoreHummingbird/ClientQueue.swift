@@ -33,13 +33,13 @@ final class ClientQueue: Sendable {
         self.backlog = backlog
     }
 
-    /// Queues `frame`; returns whether the queue overflowed (it then holds no frame, only the resync position).
-    @discardableResult
-    func push(_ frame: EventFrame) -> Bool {
-        let (added, dropped, overflowed, waiter) = state.withLock { state -> (Int, Int, Bool, CheckedContinuation<Void, Never>?) in
-            if state.finished { return (0, 0, false, nil) }
+    /// Queues `frame`; returns how the number of queued frames changed (+1, or minus the frames an overflow dropped),
+    /// for the caller to add to the backlog gauge once for all clients.
+    func push(_ frame: EventFrame) -> Int {
+        let (change, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
+            if state.finished { return (0, nil) }
             // The rest of a commit whose first pieces were dropped goes too: the resync covers the whole commit.
-            if let mark = state.overflowedAt, let sequence = frame.sequence, sequence <= mark { return (0, 0, false, nil) }
+            if let mark = state.overflowedAt, let sequence = frame.sequence, sequence <= mark { return (0, nil) }
             let waiter = state.waiter
             state.waiter = nil
             if state.frames.count >= capacity {
@@ -47,25 +47,24 @@ final class ClientQueue: Sendable {
                 let newest = frame.sequence ?? state.frames.compactMap(\.sequence).max() ?? 0
                 state.overflowedAt = max(state.overflowedAt ?? newest, newest)
                 state.frames.removeAll(keepingCapacity: true)
-                return (0, dropped, true, waiter)
+                return (-dropped, waiter)
             }
             state.frames.append(frame)
-            return (1, 0, false, waiter)
+            return (1, waiter)
         }
-        if added > 0 { backlog.increment() }
-        if dropped > 0 { backlog.decrement(by: Double(dropped)) }
         waiter?.resume()
-        return overflowed
+        return change
     }
 
     /// Queues a heartbeat when nothing else waits (a client that has frames to read needs no heartbeat).
     func pushHeartbeatIfIdle() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.finished, state.frames.isEmpty, state.overflowedAt == nil else { return nil }
+        let (queued, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !state.finished, state.frames.isEmpty, state.overflowedAt == nil else { return (false, nil) }
             state.frames.append(.heartbeat)
             defer { state.waiter = nil }
-            return state.waiter
+            return (true, state.waiter)
         }
+        if queued { backlog.increment() }
         waiter?.resume()
     }
 

@@ -153,11 +153,10 @@ public final class CommitStream: Sendable {
 
     /// Appends `frame` to every client's queue.
     private func fanOut(_ frame: EventFrame) {
-        clients.withLock { clients in
-            for queue in clients.queues.values {
-                queue.push(frame)
-            }
+        let change = clients.withLock { clients in
+            clients.queues.values.reduce(0) { $0 + $1.push(frame) }
         }
+        if change != 0 { metrics.backlog.increment(by: Double(change)) }
     }
 
     /// Starts the timer that sends idle clients a heartbeat (a dispatch timer: no task per stream or per client).
