@@ -94,12 +94,16 @@ public final class CommitStream: Sendable {
         for queue in queues { queue.finish() }
     }
 
-    /// Waits until no client is connected, or `timeout` passed; returns whether none is.
+    /// Waits until no client is connected, or `timeout` passed; returns whether none is. It waits even in a
+    /// cancelled task (a service group that escalated shutdown to cancellation), since the clients' handlers are
+    /// then ending too.
     public func waitForClientsToLeave(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while clientCount > 0 {
             if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+            }
         }
         return true
     }
