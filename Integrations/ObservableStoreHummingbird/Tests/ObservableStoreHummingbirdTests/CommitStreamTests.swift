@@ -248,4 +248,26 @@ struct CommitStreamTests {
             #expect(harness.metric("observable_store_sse_clients{stream=\"events\"}") == 0)
         }
     }
+
+    @Test func aClientWhoseQueueOverflowsWhileItReplaysReadsOnFromTheLogWithoutAResync() async throws {
+        let options = CommitStreamOptions(heartbeatInterval: .seconds(60), clientBufferSize: 16)
+        try await StreamHarness.run(options: options) { harness in
+            let store = harness.store
+            try await store.write { tx in
+                for index in 1...2000 { _ = try tx.execute("INSERT INTO nodes (name, x, y) VALUES (?, 1, 2)", ["a \(index)"]) }
+            }
+            for index in 1...999 { try harness.insertNode("b \(index)") }  // 1,000 commits to replay
+            let writer = Thread {
+                for index in 1...200 {
+                    _ = try? store.write { tx in try tx.execute("INSERT INTO nodes (name, x, y) VALUES (?, 1, 2)", ["c \(index)"]) }
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }
+            let client = try harness.connect(query: "?since=0")
+            writer.start()
+            let frames = try await client.next(1200, timeout: .seconds(60))
+            #expect(frames.allSatisfy { $0.event == "commit" })
+            #expect(frames.map(\.id) == (1...1200).map { Optional(Int64($0)) })
+        }
+    }
 }
