@@ -35,6 +35,7 @@ final class ClientQueue: Sendable {
 
     /// Queues `frame`; returns how the number of queued frames changed (+1, or minus the frames an overflow dropped),
     /// for the caller to add to the backlog gauge once for all clients.
+    @discardableResult
     func push(_ frame: EventFrame) -> Int {
         let (change, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
             if state.finished { return (0, nil) }
