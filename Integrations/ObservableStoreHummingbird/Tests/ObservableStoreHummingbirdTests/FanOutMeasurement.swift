@@ -54,17 +54,8 @@ private struct RawSocket {
     let descriptor: Int32
 
     init(port: Int, lastEventID: Int64) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw SSEClient.Failure(description: "connect: \(errno)") }
-        let request = Array("GET /events HTTP/1.1\r\nHost: localhost\r\nLast-Event-ID: \(lastEventID)\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        descriptor = try SSEClient.openSocket(
+            port: port, request: "GET /events HTTP/1.1\r\nHost: localhost\r\nLast-Event-ID: \(lastEventID)\r\n\r\n")
     }
 }
 

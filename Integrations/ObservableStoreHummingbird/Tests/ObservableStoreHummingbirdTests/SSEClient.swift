@@ -37,7 +37,18 @@ final class SSEClient: @unchecked Sendable {  // @unchecked: the buffers are gua
     /// Connects to `127.0.0.1:port` and sends `GET path` with `headers`; with `reading` false, nothing is read until
     /// ``startReading()``. `receiveBuffer` shrinks the socket's receive buffer (a client that stalls).
     init(port: Int, path: String = "/events", headers: [String: String] = [:], reading: Bool = true, receiveBuffer: Int32? = nil) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        socket = try Self.openSocket(port: port, receiveBuffer: receiveBuffer, request: request + "\r\n")
+        if reading { startReading() }
+    }
+
+    deinit { Glibc.close(socket) }
+
+    /// A socket connected to `127.0.0.1:port` (with a receive buffer of `receiveBuffer` bytes, if given) that has
+    /// sent `request`.
+    static func openSocket(port: Int, receiveBuffer: Int32? = nil, request: String) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
         if var size = receiveBuffer {
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -53,15 +64,10 @@ final class SSEClient: @unchecked Sendable {  // @unchecked: the buffers are gua
             Glibc.close(socket)
             throw Failure(description: "connect: \(errno)")
         }
-        var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "\r\n"
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if reading { startReading() }
+        return socket
     }
-
-    deinit { Glibc.close(socket) }
 
     /// Starts the reading thread (once).
     func startReading() {
