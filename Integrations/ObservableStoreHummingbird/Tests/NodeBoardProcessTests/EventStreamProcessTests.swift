@@ -11,7 +11,7 @@ struct EventStreamProcessTests {
         let server = try NodeBoardServer()
         let events = try SSEConnection(port: server.port)
         let head = try events.head(timeout: 10)
-        #expect(head.status == 200)
+        try #require(head.status == 200)
         #expect(head.headers["content-type"]?.hasPrefix("text/event-stream") == true)
         #expect(head.headers["cache-control"] == "no-store")
         #expect(head.headers["x-accel-buffering"] == "no")

@@ -40,10 +40,12 @@ final class NodeBoardServer: @unchecked Sendable {
         return process.waitForExit(timeout: timeout)
     }
 
-    /// A new client of `GET /events` on this server (path may carry `?since=`), its response head read.
+    /// A new client of `GET /events` on this server (path may carry `?since=`), its response head read (200, or it
+    /// throws).
     func events(path: String = "/events", headers: [String: String] = [:]) throws -> SSEConnection {
         let connection = try SSEConnection(port: port, path: path, headers: headers)
-        _ = try connection.head(timeout: 10)
+        let status = try connection.head(timeout: 10).status
+        guard status == 200 else { throw ChildFailure(description: "GET \(path) answered \(status), not 200") }
         return connection
     }
 
