@@ -42,12 +42,17 @@ let package = Package(
                 .product(name: "ObservableStore", package: "ObservableStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/board.js"), .embedInCode("Page/board.css")]
         ),
         // `node-board --db PATH [--host 127.0.0.1] [--port 8080]`.
         .executableTarget(
             name: "node-board",
-            dependencies: ["NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         .testTarget(
             name: "ObservableStoreHummingbirdTests",

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The `node-board` binary itself: the start-up refusal, `--port 0`, and a graceful exit on SIGTERM.
+@Suite(.timeLimit(.minutes(3)))
+struct NodeBoardProcessTests {
+    /// Text a pipe delivered so far.
+    final class CollectedText: Sendable {
+        private let text = Mutex("")
+        var value: String { text.withLock { $0 } }
+
+        /// Collects what `pipe` delivers.
+        init(_ pipe: Pipe) {
+            pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+                let data = handle.availableData
+                text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
+    }
+
+    /// A running `node-board` with its output collected.
+    final class BoardProcess: Sendable {
+        let process: Process
+        let stdout: CollectedText
+        let stderr: CollectedText
+
+        init(arguments: [String], environment: [String: String] = [:]) throws {
+            let binary = Bundle.main.bundleURL.appendingPathComponent("node-board")
+            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build node-board first")
+            process = Process()
+            process.executableURL = binary
+            process.arguments = arguments
+            var inherited = ProcessInfo.processInfo.environment
+            inherited["NODE_BOARD_TOKEN"] = nil
+            process.environment = inherited.merging(environment) { $1 }
+            let (outPipe, errorPipe) = (Pipe(), Pipe())
+            stdout = CollectedText(outPipe)
+            stderr = CollectedText(errorPipe)
+            process.standardOutput = outPipe
+            process.standardError = errorPipe
+            try process.run()
+        }
+
+        /// Waits until `condition` holds, for at most `timeout`.
+        func wait(for timeout: Duration, until condition: () -> Bool) async throws -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while !condition() {
+                if ContinuousClock.now > deadline { return false }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return true
+        }
+
+        /// Waits for the process to exit and returns its status (nil after `timeout`, the process killed).
+        func exitStatus(within timeout: Duration) async throws -> Int32? {
+            guard try await wait(for: timeout, until: { !process.isRunning }) else {
+                process.terminate()
+                return nil
+            }
+            return process.terminationStatus
+        }
+    }
+
+    static func temporaryStorePath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("node-board-\(UUID()).sqlite").path
+    }
+
+    @Test func nonLoopbackHostWithoutATokenExits64() async throws {
+        let path = NodeBoardProcessTests.temporaryStorePath()
+        let board = try BoardProcess(arguments: ["--db", path, "--host", "0.0.0.0"])
+        #expect(try await board.exitStatus(within: .seconds(30)) == 64)
+        try await Task.sleep(for: .milliseconds(100))  // the last output
+        let lines = board.stderr.value.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("refusing to listen on 0.0.0.0") == true)
+        #expect(lines.first?.contains("NODE_BOARD_TOKEN") == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func picksAFreePortAndExitsZeroOnSIGTERM() async throws {
+        let path = NodeBoardProcessTests.temporaryStorePath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
+        let prefix = "node-board listening on http://127.0.0.1:"
+        let started = try await board.wait(for: .seconds(30)) { board.stdout.value.contains("\n") }
+        #expect(started, "stderr: \(board.stderr.value)")
+        let line = board.stdout.value.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(line.hasPrefix(prefix))
+        let port = try #require(Int(line.dropFirst(prefix.count)))
+        #expect(port > 0)
+        let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self) == "ok")
+        #expect(FileManager.default.fileExists(atPath: path))
+        kill(board.process.processIdentifier, SIGTERM)
+        #expect(try await board.exitStatus(within: .seconds(10)) == 0)
+    }
+}
