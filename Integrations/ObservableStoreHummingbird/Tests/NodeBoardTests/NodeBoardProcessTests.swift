@@ -100,4 +100,15 @@ struct NodeBoardProcessTests {
         kill(board.process.processIdentifier, SIGTERM)
         #expect(try await board.exitStatus(within: .seconds(10)) == 0)
     }
+
+    @Test func aStoreThatCannotBeOpenedExits1WithOneLine() async throws {
+        let path = "/nonexistent-\(UUID())/board.sqlite"
+        let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
+        #expect(try await board.exitStatus(within: .seconds(30)) == 1)
+        try await Task.sleep(for: .milliseconds(100))  // the last output
+        let lines = board.stderr.value.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("node-board: cannot open the store \(path)") == true)
+        #expect(board.stdout.value.isEmpty)
+    }
 }

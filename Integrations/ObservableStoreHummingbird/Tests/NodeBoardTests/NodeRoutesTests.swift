@@ -125,4 +125,23 @@ struct NodeRoutesTests {
             #expect(try board.nodeRows().isEmpty)
         }
     }
+
+    @Test func namesRoundTripWithEscapes() async throws {
+        try await BoardFixture.with { board in
+            let name = "quote \" backslash \\ newline \n tab \t control \u{1} accent é emoji 😀"
+            let body = JSONText.object([("name", .string(name)), ("x", .integer(1)), ("y", .number(2.5))])
+            let created = try await board.send(.post, "/api/nodes", json: body)
+            #expect(created.status == .created)
+            #expect(try created.json()["name"] == .string(name))
+            #expect(try board.nodeRows().first?["name"] == .text(name))
+        }
+    }
+
+    @Test func aStoreFailureIs500Internal() async throws {
+        try await BoardFixture.with { board in
+            board.store.close()
+            let response = try await board.send(.get, "/api/nodes")
+            try board.expectError(response, .internalServerError, "internal")
+        }
+    }
 }
