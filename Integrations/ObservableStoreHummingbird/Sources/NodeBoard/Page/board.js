@@ -135,14 +135,14 @@ function makeDraggable(element) {
     element.classList.remove('dragging');
     Object.assign(element.nodeData, { x, y });
     const saved = await attempt(() => api('PATCH', '/api/nodes/' + id, { x, y }));
-    if (saved) renderNode(saved);
+    renderNode(saved || { id, x: drag.x, y: drag.y });   // a refused move goes back
   };
   element.addEventListener('pointerup', finish);
   element.addEventListener('pointercancel', () => {
     if (!start) return;
     start = null;
     element.classList.remove('dragging');
-    renderNode({});
+    renderNode({ id: element.nodeData.id });
   });
 }
 
@@ -197,7 +197,7 @@ function applyChange(change) {
   if (change.table === 'nodes') {
     if (change.op === 'delete') removeNode(change.id);
     else if (nodeElements.has(change.id) || change.op === 'insert') renderNode(Object.assign({ id: change.id }, change.changes));
-    else attempt(async () => renderNode(await api('GET', '/api/nodes/' + change.id)));
+    else api('GET', '/api/nodes/' + change.id).then(renderNode, () => {});   // gone since: its delete follows
   } else if (change.table === 'user_info' && change.id === userId) {
     if (change.op === 'delete') showUser(null);
     else attempt(loadUser);
