@@ -27,6 +27,10 @@ struct NodeBoardCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free port; the URL is printed).")
     var port = 8080
 
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
+    }
+
     func run() async throws {
         let token = ProcessInfo.processInfo.environment["NODE_BOARD_TOKEN"]
         if let refusal = ListenPolicy.refusal(host: host, token: token) {

@@ -82,7 +82,8 @@ struct NodeBoardProcessTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test func picksAFreePortAndExitsZeroOnSIGTERM() async throws {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func picksAFreePortAndExitsZeroOnASignal(signal: Int32) async throws {
         let path = NodeBoardProcessTests.temporaryStorePath()
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
@@ -97,7 +98,7 @@ struct NodeBoardProcessTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self) == "ok")
         #expect(FileManager.default.fileExists(atPath: path))
-        kill(board.process.processIdentifier, SIGTERM)
+        kill(board.process.processIdentifier, signal)
         #expect(try await board.exitStatus(within: .seconds(10)) == 0)
     }
 
@@ -110,5 +111,12 @@ struct NodeBoardProcessTests {
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("node-board: cannot open the store \(path)") == true)
         #expect(board.stdout.value.isEmpty)
+    }
+
+    @Test func aPortOutOfRangeExits64() async throws {
+        let board = try BoardProcess(arguments: ["--db", NodeBoardProcessTests.temporaryStorePath(), "--port", "70000"])
+        #expect(try await board.exitStatus(within: .seconds(30)) == 64)
+        try await Task.sleep(for: .milliseconds(100))  // the last output
+        #expect(board.stderr.value.contains("--port must be in 0...65535, not 70000"))
     }
 }
