@@ -31,7 +31,8 @@ public enum JSONText {
         }
     }
 
-    /// A stored value as JSON: a blob as `{"$base64":"…"}`, a REAL that is not finite as a string, as `storectl` does.
+    /// A stored value as JSON: a blob as `{"$base64":"…"}`, a REAL that is not finite as a string, as `storectl`
+    /// does.
     public static func value(of databaseValue: DatabaseValue) -> JSONValue {
         switch databaseValue {
         case .null: .null

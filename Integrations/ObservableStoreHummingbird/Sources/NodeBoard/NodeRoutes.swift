@@ -27,10 +27,13 @@ struct NodeRoutes: Sendable {
     /// `GET /api/nodes?after=ID&limit=N`: a page of nodes by id, the last commit sequence of the same snapshot,
     /// and the `after` of the next page (null at the end).
     func list(_ request: Request) async throws -> Response {
-        let after = try RequestParameters.integer("after", in: request, range: Int64.min...Int64.max, default: 0)
-        let limit = try RequestParameters.integer("limit", in: request, range: 1...1000, default: 100)
+        let after = try RequestParameters.integer("after", in: request, range: Int64.min...Int64.max, default: nil)
+        let limit = try RequestParameters.integer("limit", in: request, range: 1...1000, default: 100) ?? 100
         let (rows, sequence) = try await store.read { tx in
-            let rows = try tx.fetchRows("SELECT * FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after, limit + 1])
+            // Without `after`, from the first id (ids given by clients may be negative).
+            let rows = try after.map { after in
+                try tx.fetchRows("SELECT * FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after, limit + 1])
+            } ?? tx.fetchRows("SELECT * FROM nodes ORDER BY id LIMIT ?", [limit + 1])
             return (rows, try tx.boardLastSequence())
         }
         let page = rows.prefix(Int(limit))

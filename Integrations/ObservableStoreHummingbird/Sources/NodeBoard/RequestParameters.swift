@@ -11,13 +11,14 @@ enum RequestParameters {
 
     /// The query parameter `name` as an integer in `range`, or `defaultValue` when absent.
     static func integer(
-        _ name: String, in request: Request, range: ClosedRange<Int64>, default defaultValue: Int64
-    ) throws -> Int64 {
+        _ name: String, in request: Request, range: ClosedRange<Int64>, default defaultValue: Int64?
+    ) throws -> Int64? {
         let values = request.uri.queryParameters.getAll(name)
         guard let text = values.first else { return defaultValue }
         guard values.count == 1 else { throw APIError.badParameter(name, "is given more than once") }
         guard let value = Int64(text), range.contains(value) else {
-            throw APIError.badParameter(name, "must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+            let bounds = range == Int64.min...Int64.max ? "" : " in \(range.lowerBound)...\(range.upperBound)"
+            throw APIError.badParameter(name, "must be an integer\(bounds), not \"\(text)\"")
         }
         return value
     }

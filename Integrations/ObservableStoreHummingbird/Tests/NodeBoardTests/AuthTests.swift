@@ -30,7 +30,8 @@ struct AuthTests {
 
     @Test func writesWithTheTokenAndReadsWithoutOne() async throws {
         try await BoardFixture.with(token: AuthTests.token) { board in
-            let created = try await board.send(.post, "/api/nodes", json: #"{"name":"a","x":1,"y":2}"#, token: AuthTests.token)
+            let body = #"{"name":"a","x":1,"y":2}"#
+            let created = try await board.send(.post, "/api/nodes", json: body, token: AuthTests.token)
             #expect(created.status == .created)
             #expect(try await board.send(.get, "/api/nodes").status == .ok)
             #expect(try await board.send(.get, "/api/nodes/1").status == .ok)

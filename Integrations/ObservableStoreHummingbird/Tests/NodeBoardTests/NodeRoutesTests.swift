@@ -31,8 +31,8 @@ struct NodeRoutesTests {
 
     @Test func createTakesOptionalFieldsAndAnId() async throws {
         try await BoardFixture.with { board in
-            let response = try await board.send(
-                .post, "/api/nodes", json: ##"{"id":42,"name":"b","x":1,"y":2,"color":"#FF0000","width":10,"height":5}"##)
+            let body = ##"{"id":42,"name":"b","x":1,"y":2,"color":"#FF0000","width":10,"height":5}"##
+            let response = try await board.send(.post, "/api/nodes", json: body)
             #expect(response.status == .created)
             #expect(response.headers[.location] == "/api/nodes/42")
             let row = try #require(try board.nodeRows().first)
@@ -72,6 +72,16 @@ struct NodeRoutesTests {
             let all = try await board.send(.get, "/api/nodes").json()
             #expect(all["nodes"]?.elements?.count == 5)
             #expect(all["next"] == .null)
+        }
+    }
+
+    @Test func listStartsAtTheFirstIdEvenANegativeOne() async throws {
+        try await BoardFixture.with { board in
+            let created = try await board.send(.post, "/api/nodes", json: #"{"id":-5,"name":"a","x":1,"y":2}"#)
+            #expect(created.status == .created)
+            try board.insertNode()
+            let all = try await board.send(.get, "/api/nodes").json()
+            #expect(all["nodes"]?.elements?.compactMap { $0["id"]?.integer } == [-5, -4])  // SQLite gives max(id) + 1
         }
     }
 
