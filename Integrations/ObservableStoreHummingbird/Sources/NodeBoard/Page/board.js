@@ -176,9 +176,9 @@ function setSeq(seq) {
 async function loadAll() {
   let snapshotSeq = null;
   const seen = new Set();
-  let after = 0;
+  let after = null;
   for (;;) {
-    const page = await api('GET', '/api/nodes?limit=1000&after=' + after);
+    const page = await api('GET', '/api/nodes?limit=1000' + (after === null ? '' : '&after=' + after));
     if (snapshotSeq === null) snapshotSeq = page.seq;
     for (const node of page.nodes) {
       renderNode(node);
