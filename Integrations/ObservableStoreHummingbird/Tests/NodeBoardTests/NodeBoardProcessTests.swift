@@ -64,6 +64,23 @@ struct NodeBoardProcessTests {
             }
             return process.terminationStatus
         }
+
+        /// Waits for the process to exit, and for its last output: its status and its stderr's lines.
+        func exitWithErrorLines(within timeout: Duration) async throws -> (status: Int32?, lines: [Substring]) {
+            let status = try await exitStatus(within: timeout)
+            try await Task.sleep(for: .milliseconds(100))  // the last output
+            return (status, stderr.value.split(separator: "\n"))
+        }
+
+        /// The port of the first line, `node-board listening on http://127.0.0.1:PORT`, once printed.
+        func listeningPort(within timeout: Duration) async throws -> Int {
+            let started = try await wait(for: timeout) { stdout.value.contains("\n") }
+            try #require(started, "no start line; stderr: \(stderr.value)")
+            let prefix = "node-board listening on http://127.0.0.1:"
+            let line = stdout.value.split(separator: "\n").first.map(String.init) ?? ""
+            try #require(line.hasPrefix(prefix), "start line: \(line)")
+            return try #require(Int(line.dropFirst(prefix.count)))
+        }
     }
 
     static func temporaryStorePath() -> String {
@@ -73,9 +90,8 @@ struct NodeBoardProcessTests {
     @Test func nonLoopbackHostWithoutATokenExits64() async throws {
         let path = NodeBoardProcessTests.temporaryStorePath()
         let board = try BoardProcess(arguments: ["--db", path, "--host", "0.0.0.0"])
-        #expect(try await board.exitStatus(within: .seconds(30)) == 64)
-        try await Task.sleep(for: .milliseconds(100))  // the last output
-        let lines = board.stderr.value.split(separator: "\n")
+        let (status, lines) = try await board.exitWithErrorLines(within: .seconds(30))
+        #expect(status == 64)
         #expect(lines.count == 1)
         #expect(lines.first?.contains("refusing to listen on 0.0.0.0") == true)
         #expect(lines.first?.contains("NODE_BOARD_TOKEN") == true)
@@ -87,12 +103,7 @@ struct NodeBoardProcessTests {
         let path = NodeBoardProcessTests.temporaryStorePath()
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
-        let prefix = "node-board listening on http://127.0.0.1:"
-        let started = try await board.wait(for: .seconds(30)) { board.stdout.value.contains("\n") }
-        #expect(started, "stderr: \(board.stderr.value)")
-        let line = board.stdout.value.split(separator: "\n").first.map(String.init) ?? ""
-        #expect(line.hasPrefix(prefix))
-        let port = try #require(Int(line.dropFirst(prefix.count)))
+        let port = try await board.listeningPort(within: .seconds(30))
         #expect(port > 0)
         let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -105,9 +116,8 @@ struct NodeBoardProcessTests {
     @Test func aStoreThatCannotBeOpenedExits1WithOneLine() async throws {
         let path = "/nonexistent-\(UUID())/board.sqlite"
         let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
-        #expect(try await board.exitStatus(within: .seconds(30)) == 1)
-        try await Task.sleep(for: .milliseconds(100))  // the last output
-        let lines = board.stderr.value.split(separator: "\n")
+        let (status, lines) = try await board.exitWithErrorLines(within: .seconds(30))
+        #expect(status == 1)
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("node-board: cannot open the store \(path)") == true)
         #expect(board.stdout.value.isEmpty)
@@ -115,8 +125,8 @@ struct NodeBoardProcessTests {
 
     @Test func aPortOutOfRangeExits64() async throws {
         let board = try BoardProcess(arguments: ["--db", NodeBoardProcessTests.temporaryStorePath(), "--port", "70000"])
-        #expect(try await board.exitStatus(within: .seconds(30)) == 64)
-        try await Task.sleep(for: .milliseconds(100))  // the last output
-        #expect(board.stderr.value.contains("--port must be in 0...65535, not 70000"))
+        let (status, lines) = try await board.exitWithErrorLines(within: .seconds(30))
+        #expect(status == 64)
+        #expect(lines.first == "Error: --port must be in 0...65535, not 70000")
     }
 }
