@@ -1,4 +1,5 @@
 import Foundation
+import ObservableStore
 
 /// A JSON value, objects keeping their key order. Only the containers are `indirect`: scalars
 /// cost no allocation.

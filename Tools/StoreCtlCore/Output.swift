@@ -60,47 +60,6 @@ struct Output {
     }
 }
 
-/// JSON text for values, in column order. Blobs are `{"$base64":"…"}`.
-enum JSONText {
-    static func object(_ columns: [String], _ values: [DatabaseValue]) -> String {
-        "{" + zip(columns, values).map { string($0) + ":" + value($1) }.joined(separator: ",") + "}"
-    }
-
-    static func value(_ value: DatabaseValue) -> String {
-        switch value {
-        case .null: "null"
-        case .integer(let integer): String(integer)
-        case .real(let real): real.isFinite ? number(real) : string(String(real))
-        case .text(let text): string(text)
-        case .blob(let data): "{\"$base64\":\(string(data.base64EncodedString()))}"
-        }
-    }
-
-    /// A double as JSON: integral values keep a ".0" so they read back as REAL.
-    static func number(_ value: Double) -> String {
-        // What "%.1f" prints for these, without the cost of String(format:); the sign of -0.0 is kept too.
-        if value == value.rounded(), abs(value) < 1e15 { return (value.sign == .minus ? "-" : "") + String(Int64(abs(value))) + ".0" }
-        return "\(value)"
-    }
-
-    static func string(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let control where control.value < 0x20 || control.value == 0x7F || control.value == 0x2028 || control.value == 0x2029:
-                result += String(format: "\\u%04x", control.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-}
-
 /// RFC 4180 fields.
 enum CSVText {
     static func field(_ text: String) -> String {

@@ -106,34 +106,25 @@ final class EventPrinter {
     /// A log row that stands for a foreign write.
     func printExternalChange(_ commit: Commit) {
         defer { flush() }
-        write(
-            "{\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),"
-                + "\"event\":\"external_change\"}")
+        write("{\"seq\":\(commit.sequence),\"ts\":\"\(CommitJSON.timestamp(commit.committedAt))\",\"event\":\"external_change\"}")
     }
 
     func print(_ event: StoreEvent) {
         defer { flush() }
         switch event {
         case .commit(let commit):
-            let head = "\"seq\":\(commit.sequence),\"ts\":\(JSONText.string(EventPrinter.timestamp(commit.committedAt))),\"origin\":"
-                + (commit.origin.map(JSONText.string) ?? "null")
+            let head = CommitJSON.headMembers(commit)
             // Every piece of a commit logged in pieces says it changed the schema: print that once.
             if commit.schemaChanged, commit.piece.index == 0 { write("{" + head + ",\"event\":\"schema_changed\"}") }
             for change in commit.changes {
-                let id = change.key.count == 1 ? JSONText.value(change.key[0]) : "[" + change.key.map(JSONText.value).joined(separator: ",") + "]"
-                var line = "{" + head + ",\"table\":\(JSONText.string(change.table)),\"op\":\"\(change.operation.rawValue)\",\"id\":\(id)"
-                if let new = change.new {
-                    let names = change.operation == .update ? change.changedColumns : new.columns
-                    line += ",\"changes\":" + JSONText.object(names, names.map { new[$0] ?? .null })
-                }
-                write(line + "}", countsAsRow: true)
+                write("{" + head + "," + CommitJSON.changeMembers(change) + "}", countsAsRow: true)
             }
         case .resync(let reason):
             // The contract's names: "gap" for commits the output skips, "external_change" for a foreign write.
             if let missed = reason.missed {
                 write("{\"event\":\"gap\",\"missed\":[\(missed.lowerBound),\(missed.upperBound)]}")
             } else {
-                write("{\"event\":\"external_change\",\"ts\":\(JSONText.string(EventPrinter.timestamp(Date())))}")
+                write("{\"event\":\"external_change\",\"ts\":\"\(CommitJSON.timestamp(Date()))\"}")
             }
         }
     }
@@ -155,11 +146,5 @@ final class EventPrinter {
             StoreCtl.report(error, json: StoreCtl.wantsJSONErrors(Array(CommandLine.arguments.dropFirst())), verbose: false)
             exit(ExitCodes.code(for: error))
         }
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }
