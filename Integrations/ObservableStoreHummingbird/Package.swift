@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "ObservableStore", package: "ObservableStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.embedInCode("Page/index.html"), .embedInCode("Page/board.js"), .embedInCode("Page/board.css")]
         ),
@@ -66,6 +67,7 @@ let package = Package(
             dependencies: [
                 "NodeBoard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ]

@@ -90,11 +90,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        let body = JSONText.object([
-            ("code", .string(code)), ("message", .string(message)), ("field", field.map(JSONValue.string) ?? .null),
-        ])
-        return Response(
-            status: status, headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":" + body + "}")))
+        let body = "{\"error\":{\"code\":\(JSONText.string(code)),\"message\":\(JSONText.string(message)),\"field\":"
+            + (field.map(JSONText.string) ?? "null") + "}}"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

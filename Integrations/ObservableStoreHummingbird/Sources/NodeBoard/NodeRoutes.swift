@@ -37,9 +37,9 @@ struct NodeRoutes: Sendable {
             return (rows, try tx.boardLastSequence())
         }
         let page = rows.prefix(Int(limit))
-        let next: JSONValue = rows.count > limit ? (page.last?["id"]).map(JSONText.value(of:)) ?? .null : .null
-        let body = "{\"nodes\":[" + page.map(JSONText.row).joined(separator: ",") + "],\"seq\":\(sequence),\"next\":"
-            + JSONText.text(next) + "}"
+        let next = rows.count > limit ? (page.last?["id"]).map(JSONText.value) ?? "null" : "null"
+        let nodes = page.map { JSONText.object($0.columns, $0.values) }.joined(separator: ",")
+        let body = "{\"nodes\":[" + nodes + "],\"seq\":\(sequence),\"next\":" + next + "}"
         return .json(body)
     }
 
@@ -47,7 +47,7 @@ struct NodeRoutes: Sendable {
     func get(_ id: Int64) async throws -> Response {
         let row = try await store.read { tx in try NodeRoutes.row(id, in: tx) }
         guard let row else { throw APIError.notFound(table: "nodes", key: String(id)) }
-        return .json(JSONText.row(row))
+        return .json(row)
     }
 
     /// `POST /api/nodes`: 201 with the stored node and its `Location`.
@@ -61,8 +61,8 @@ struct NodeRoutes: Sendable {
             let stored = try tx.insert(node)
             return try NodeRoutes.row(stored.id ?? 0, in: tx)
         }
-        let id = row?["id"].map(JSONText.value(of:)).map(JSONText.text) ?? ""
-        return .json(row.map(JSONText.row) ?? "null", status: .created, headers: [.location: "/api/nodes/\(id)"])
+        guard let row, let id = row["id"] else { throw APIError.notFound(table: "nodes", key: "new") }  // never
+        return .json(row, status: .created, headers: [.location: "/api/nodes/\(JSONText.value(id))"])
     }
 
     /// `PATCH /api/nodes/:id`: writes only the given fields, and `updated_at`.
@@ -90,7 +90,8 @@ struct NodeRoutes: Sendable {
             try tx.update(node, columns: columns + ["updated_at"])
             return try NodeRoutes.row(id, in: tx)
         }
-        return .json(row.map(JSONText.row) ?? "null")
+        guard let row else { throw APIError.notFound(table: "nodes", key: String(id)) }  // never: written just now
+        return .json(row)
     }
 
     /// `DELETE /api/nodes/:id`: 204.

@@ -20,7 +20,7 @@ struct UserRoutes: Sendable {
     func get(_ id: String) async throws -> Response {
         let row = try await store.read { tx in try UserRoutes.row(id, in: tx) }
         guard let row else { throw APIError.notFound(table: "user_info", key: id) }
-        return .json(JSONText.row(row))
+        return .json(row)
     }
 
     /// `PUT /api/users/:id`: sets the name (required) and, when given, the hair colour (`null` clears it; absent
@@ -40,7 +40,8 @@ struct UserRoutes: Sendable {
             }
             return try UserRoutes.row(id, in: tx)
         }
-        return .json(row.map(JSONText.row) ?? "null")
+        guard let row else { throw APIError.notFound(table: "user_info", key: id) }  // never: written just now
+        return .json(row)
     }
 
     /// The path's user id.

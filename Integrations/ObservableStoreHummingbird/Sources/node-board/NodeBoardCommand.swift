@@ -38,7 +38,8 @@ struct NodeBoardCommand: AsyncParsableCommand {
             throw ExitCode(NodeBoardCommand.usageExitCode)
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "node-board")
         let service: StoreService
         do {
@@ -48,8 +49,8 @@ struct NodeBoardCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let host = self.host
-        let app = NodeBoardApplication.make(
-            service: service, token: token, host: host, port: port, logger: logger,
+        let app = try NodeBoardApplication.make(
+            service: service, token: token, host: host, port: port, metrics: registry, logger: logger,
             onServerRunning: { port in
                 let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                 logger.info("listening on \(url)")

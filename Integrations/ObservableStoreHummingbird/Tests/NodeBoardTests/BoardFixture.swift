@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Prometheus
 import NIOCore
 import NodeBoard
 import ObservableStore
@@ -40,7 +41,8 @@ struct BoardFixture: Sendable {
         defer { service.store.close() }
         var logger = Logger(label: "node-board-tests")
         logger.logLevel = .error  // the API's errors are logged at warning, and the tests make many
-        let app = Application(router: NodeBoardApplication.router(service: service, token: token), logger: logger)
+        let router = try NodeBoardApplication.router(service: service, token: token, metrics: PrometheusCollectorRegistry())
+        let app = Application(router: router, logger: logger)
         try await app.test(.router) { client in
             try await body(BoardFixture(client: client, store: service.store))
         }

@@ -113,6 +113,30 @@ struct NodeBoardProcessTests {
         #expect(try await board.exitStatus(within: .seconds(10)) == 0)
     }
 
+    @Test func eventsStreamTheCommitsOfTheAPI() async throws {
+        let path = NodeBoardProcessTests.temporaryStorePath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
+        defer { board.process.terminate() }
+        let port = try await board.listeningPort(within: .seconds(30))
+        let events = try RawHTTPStream(port: port, request: "GET /events?since=0 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        defer { events.close() }
+        let head = try events.read(until: "\r\n\r\n", timeout: .seconds(10))
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        #expect(head.lowercased().contains("content-type: text/event-stream"))
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/nodes")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"name":"live","x":1,"y":2}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 201)
+        let frame = try events.read(until: "\n\n", timeout: .seconds(10))
+        #expect(frame.contains("id: 1\n"))
+        #expect(frame.contains("event: commit\n"))
+        #expect(frame.contains(#""origin":"node-board""#))
+        #expect(frame.contains(#""name":"live""#))
+    }
+
     @Test func aStoreThatCannotBeOpenedExits1WithOneLine() async throws {
         let path = "/nonexistent-\(UUID())/board.sqlite"
         let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])

@@ -37,4 +37,12 @@ struct PageTests {
             #expect(response.text == "ok")
         }
     }
+
+    @Test func metricsInPrometheusText() async throws {
+        try await BoardFixture.with { board in
+            let response = try await board.send(.get, "/metrics")
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+        }
+    }
 }
