@@ -43,12 +43,18 @@ let package = Package(
                 .product(name: "ObservableStore", package: "ObservableStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/board.js"), .embedInCode("Page/board.css")]
         ),
         // `node-board --db PATH [--host 127.0.0.1] [--port 8080]`.
         .executableTarget(
             name: "node-board",
-            dependencies: ["NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         // A client of one event stream over a plain socket: the frame decoder shared by sse-load and the process tests.
         .target(name: "SSEWire", path: "Sources/sse-load/SSEWire"),
@@ -75,6 +81,7 @@ let package = Package(
             dependencies: [
                 "NodeBoard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // node-board and storectl started as processes, a real SSE client, and the browser test (Tests/browser).

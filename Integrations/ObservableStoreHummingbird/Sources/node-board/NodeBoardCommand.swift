@@ -1,29 +1,61 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
+import Logging
+import Metrics
 import NodeBoard
 import ObservableStoreHummingbird
+import Prometheus
 
-/// `node-board --db PATH [--host 127.0.0.1] [--port 8080]`.
+/// `node-board --db PATH [--host 127.0.0.1] [--port 8080]`: serves the node board on the store at PATH (created if
+/// missing). Writes need `Authorization: Bearer $NODE_BOARD_TOKEN` when that variable is set; a non-loopback host
+/// without it is refused (exit 64). Exits 0 on SIGTERM or SIGINT, after a graceful shutdown.
 @main
 struct NodeBoardCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "node-board", abstract: "Serve the node board.")
+    static let configuration = CommandConfiguration(
+        commandName: "node-board", abstract: "Serve the node board: the page, its REST API and the live event stream.")
+
+    /// EX_USAGE: the command line or the environment does not allow starting.
+    static let usageExitCode: Int32 = 64
 
     @Option(help: "The store's file (created if missing).")
     var db: String
 
-    @Option(help: "The address to listen on.")
+    @Option(help: "The address to listen on (a non-loopback address needs NODE_BOARD_TOKEN).")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on.")
+    @Option(help: "The port to listen on (0 picks a free port; the URL is printed).")
     var port = 8080
 
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
+    }
+
     func run() async throws {
-        let service = try StoreService(path: db)
-        let app = Application(
-            router: NodeBoardApplication.router(service: service),
-            configuration: .init(address: .hostname(host, port: port)),
-            services: [service]
-        )
+        let token = ProcessInfo.processInfo.environment["NODE_BOARD_TOKEN"]
+        if let refusal = ListenPolicy.refusal(host: host, token: token) {
+            FileHandle.standardError.write(Data((refusal + "\n").utf8))
+            throw ExitCode(NodeBoardCommand.usageExitCode)
+        }
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "node-board")
+        let service: StoreService
+        do {
+            service = try StoreService(path: db)
+        } catch {
+            FileHandle.standardError.write(Data("node-board: cannot open the store \(db): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        let host = self.host
+        let app = try NodeBoardApplication.make(
+            service: service, token: token, host: host, port: port, metrics: registry, logger: logger,
+            onServerRunning: { port in
+                let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+                logger.info("listening on \(url)")
+                FileHandle.standardOutput.write(Data("node-board listening on \(url)\n".utf8))
+            })
         try await app.runService()
     }
 }
