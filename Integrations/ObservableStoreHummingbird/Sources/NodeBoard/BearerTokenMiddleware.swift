@@ -7,9 +7,9 @@ public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The token writes must present.
     let token: String
 
-    /// Requires `token` on writes.
+    /// Requires `token` (without leading and trailing spaces) on writes.
     public init(token: String) {
-        self.token = token
+        self.token = token.trimmingSpaces  // as the presented one is
     }
 
     /// Checks the request, then passes it on.

@@ -15,7 +15,8 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
             let message = (error as? APIError).map { "\($0.code): \($0.message)" } ?? String(describing: error)
             context.logger.warning("\(request.method) \(request.uri.path) -> \(status.code) \(message)")
             if error is any HTTPResponseError { throw error }
-            throw APIError(.internalServerError, code: "internal", message: "the request failed: \(error)")
+            // The detail (store errors name files) stays in the log.
+            throw APIError(.internalServerError, code: "internal", message: "the request failed; the server log says why")
         }
     }
 }

@@ -18,8 +18,9 @@ final class ClientQueue: Sendable {
     private struct State {
         var frames: [EventFrame] = []
         var overflowedAt: Int64?
-        /// The last commit the client got from the replay: a frame at or below it (the stream's reader can lag
-        /// behind the replay) is never queued again.
+        /// The last commit the client got from the replay, or that an overflow's resync covered: a frame at or
+        /// below it (the stream's reader can lag behind the replay; later pieces of an overflowed commit) is never
+        /// queued again.
         var replayedThrough: Int64?
         var waiter: CheckedContinuation<Void, Never>?
         var finished = false
@@ -99,6 +100,8 @@ final class ClientQueue: Sendable {
             let batch = state.withLock { state -> Batch?? in
                 if !state.frames.isEmpty || state.overflowedAt != nil {
                     let batch = Batch(overflowedAt: state.overflowedAt, frames: state.frames)
+                    // The resync covers its whole commit: pieces of it that come later are not sent after it.
+                    if let mark = state.overflowedAt { state.replayedThrough = max(state.replayedThrough ?? mark, mark) }
                     state.frames = []
                     state.overflowedAt = nil
                     return .some(batch)

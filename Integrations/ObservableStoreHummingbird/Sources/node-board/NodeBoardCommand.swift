@@ -6,6 +6,8 @@ import Metrics
 import NodeBoard
 import ObservableStoreHummingbird
 import Prometheus
+import ServiceLifecycle
+import UnixSignals
 
 /// `node-board --db PATH [--host 127.0.0.1] [--port 8080]`: serves the node board on the store at PATH (created if
 /// missing). Writes need `Authorization: Bearer $NODE_BOARD_TOKEN` when that variable is set; a non-loopback host
@@ -48,7 +50,8 @@ struct NodeBoardCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("node-board: cannot open the store \(db): \(error)\n".utf8))
             throw ExitCode.failure
         }
-        let host = self.host
+        // `[::1]` names an address as in a URL; the socket takes it without the brackets.
+        let host = self.host.hasPrefix("[") && self.host.hasSuffix("]") ? String(self.host.dropFirst().dropLast()) : self.host
         let app = try NodeBoardApplication.make(
             service: service, token: token, host: host, port: port, metrics: registry, logger: logger,
             onServerRunning: { port in
@@ -56,6 +59,13 @@ struct NodeBoardCommand: AsyncParsableCommand {
                 logger.info("listening on \(url)")
                 FileHandle.standardOutput.write(Data("node-board listening on \(url)\n".utf8))
             })
-        try await app.runService()
+        // A client that stays connected but stops reading holds its handler in a write that only cancellation ends:
+        // past this much graceful shutdown the group cancels, and the store service still closes the store.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = NodeBoardCommand.maximumGracefulShutdown
+        try await ServiceGroup(configuration: group).run()
     }
+
+    /// How long a graceful shutdown may take before the handlers still running are cancelled.
+    static let maximumGracefulShutdown: Duration = .seconds(2)
 }

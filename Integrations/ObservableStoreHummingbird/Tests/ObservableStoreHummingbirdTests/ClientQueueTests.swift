@@ -51,6 +51,17 @@ struct ClientQueueTests {
         #expect(batch.frames.map(\.sequence) == [4])
     }
 
+    @Test func theRestOfAnOverflowedCommitIsNotSentAfterItsResync() async throws {
+        let queue = queue(capacity: 1)
+        queue.push(frame(1))
+        queue.push(frame(2))  // overflows at 2: the resync covers commit 2
+        let batch = try #require(await queue.next())
+        #expect(batch.overflowedAt == 2)
+        #expect(queue.push(frame(2)) == 0)  // a later piece of commit 2
+        #expect(queue.push(frame(3)) == 1)
+        #expect(try #require(await queue.next()).frames.map(\.sequence) == [3])
+    }
+
     @Test func aHeartbeatIsQueuedOnlyWhenNothingElseWaits() async throws {
         let queue = queue(capacity: 4)
         queue.pushHeartbeatIfIdle()

@@ -191,7 +191,7 @@ struct CommitStreamTests {
     }
 
     @Test func aWriteByTheSQLiteShellIsAnExternalChangeResync() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 shell is missing: apt-get install -y sqlite3")
         try await StreamHarness.run { harness in
             try harness.insertNode("before")
             let client = try harness.connect(query: "?since=1")

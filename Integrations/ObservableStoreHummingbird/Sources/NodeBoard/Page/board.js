@@ -13,6 +13,7 @@ let selectedId = null;
 let source = null;
 let lastSeq = 0;
 let refetching = false;
+let resyncPending = false;          // a resync came while a refetch ran: refetch again
 let heldCommits = [];              // commits that arrived during a refetch
 
 // MARK: - HTTP
@@ -205,24 +206,38 @@ function applyChange(change) {
 }
 
 function applyCommit(commit) {
+  if (commit.seq <= lastSeq) return;   // already in what the page shows (a refetch's snapshot)
   for (const change of commit.changes || []) applyChange(change);
   const isLastPiece = !commit.piece || commit.piece[0] === commit.piece[1] - 1;
   if (isLastPiece && commit.seq > lastSeq) setSeq(commit.seq);
 }
 
+// A resync while a refetch runs asks for another one (its snapshot may predate what the resync covers); a failed
+// refetch keeps the commits it held and tries again, since the stream will not send them again.
 async function refetch() {
-  if (refetching) return;
+  if (refetching) {
+    resyncPending = true;
+    return;
+  }
   refetching = true;
   heldCommits = [];
   try {
-    const snapshotSeq = await loadAll();
-    setSeq(Math.max(lastSeq, snapshotSeq));
-    for (const commit of heldCommits) if (commit.seq > snapshotSeq) applyCommit(commit);
-  } catch (error) {
-    showError('refetch failed: ' + error.message);
+    do {
+      resyncPending = false;
+      try {
+        const snapshotSeq = await loadAll();
+        setSeq(Math.max(lastSeq, snapshotSeq));
+        const held = heldCommits;
+        heldCommits = [];
+        for (const commit of held) applyCommit(commit);
+      } catch (error) {
+        showError('refetch failed: ' + error.message + '; retrying');
+        resyncPending = true;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    } while (resyncPending);
   } finally {
     refetching = false;
-    heldCommits = [];
   }
 }
 
