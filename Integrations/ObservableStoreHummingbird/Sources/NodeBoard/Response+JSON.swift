@@ -9,6 +9,13 @@ extension Response {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
 
+    /// A response whose body is the JSON text `bytes` (UTF-8).
+    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// A response whose body is `row` as a JSON object, its columns as keys in the row's order.
     static func json(_ row: Row, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         json(JSONText.object(row.columns, row.values), status: status, headers: headers)
