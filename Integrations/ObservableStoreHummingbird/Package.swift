@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "ObservableStoreHummingbird", targets: ["ObservableStoreHummingbird"]),
         .executable(name: "node-board", targets: ["node-board"]),
+        .executable(name: "sse-load", targets: ["sse-load"]),
     ],
     dependencies: [
         .package(name: "ObservableStore", path: "../..", traits: []),
@@ -56,6 +57,19 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // A client of one event stream over a plain socket: the frame decoder shared by sse-load and the process tests.
+        .target(name: "SSEWire", path: "Sources/sse-load/SSEWire"),
+        // `sse-load run|write|floor`: the load test and benchmark tool (SSE clients, writer processes, the HTTP floor).
+        .executableTarget(
+            name: "sse-load",
+            dependencies: [
+                "SSEWire",
+                .product(name: "ObservableStore", package: "ObservableStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/sse-load/Tool"
+        ),
         .testTarget(
             name: "ObservableStoreHummingbirdTests",
             dependencies: [
@@ -70,6 +84,11 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
+        ),
+        // node-board and storectl started as processes, a real SSE client, and the browser test (Tests/browser).
+        .testTarget(
+            name: "NodeBoardProcessTests",
+            dependencies: ["SSEWire", .product(name: "ObservableStore", package: "ObservableStore")]
         ),
     ]
 )

@@ -18,6 +18,9 @@ final class ClientQueue: Sendable {
     private struct State {
         var frames: [EventFrame] = []
         var overflowedAt: Int64?
+        /// The last commit the client got from the replay: a frame at or below it (the stream's reader can lag
+        /// behind the replay) is never queued again.
+        var replayedThrough: Int64?
         var waiter: CheckedContinuation<Void, Never>?
         var finished = false
 
@@ -39,6 +42,7 @@ final class ClientQueue: Sendable {
     func push(_ frame: EventFrame) -> Int {
         let (change, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
             if state.finished { return (0, nil) }
+            if let replayed = state.replayedThrough, let sequence = frame.sequence, sequence <= replayed { return (0, nil) }
             // The rest of a commit whose first pieces were dropped goes too: the resync covers the whole commit.
             if let mark = state.overflowedAt, let sequence = frame.sequence, sequence <= mark { return (0, nil) }
             let waiter = state.waiter
@@ -70,11 +74,12 @@ final class ClientQueue: Sendable {
     }
 
     /// Makes the queue continue after `position`, the last commit the client got from the change log: drops the
-    /// frames at or below it. Returns false when frames above it were dropped by an overflow meanwhile: the caller
+    /// frames at or below it, now and when they come later. Returns false when frames above it were dropped by an overflow meanwhile: the caller
     /// reads the log again from `position`, then calls this again.
     func startLive(after position: Int64) -> Bool {
         let (removed, caughtUp) = state.withLock { state -> (Int, Bool) in
             let before = state.frames.count
+            state.replayedThrough = max(state.replayedThrough ?? position, position)
             state.frames.removeAll { frame in frame.sequence.map { $0 <= position } ?? false }
             let removed = before - state.frames.count
             guard let mark = state.overflowedAt else { return (removed, true) }

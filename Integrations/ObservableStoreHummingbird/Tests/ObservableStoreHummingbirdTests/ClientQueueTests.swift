@@ -40,6 +40,17 @@ struct ClientQueueTests {
         #expect(batch.frames.map(\.sequence) == [4])
     }
 
+    @Test func framesTheReplayAlreadySentAreDroppedWhenTheyComeLateToo() async throws {
+        let queue = queue(capacity: 4)
+        queue.push(frame(1))
+        #expect(queue.startLive(after: 3))  // the replay read up to 3 while the stream's reader was still at 1
+        #expect(queue.push(frame(2)) == 0)
+        #expect(queue.push(frame(3)) == 0)
+        #expect(queue.push(frame(4)) == 1)
+        let batch = try #require(await queue.next())
+        #expect(batch.frames.map(\.sequence) == [4])
+    }
+
     @Test func aHeartbeatIsQueuedOnlyWhenNothingElseWaits() async throws {
         let queue = queue(capacity: 4)
         queue.pushHeartbeatIfIdle()
