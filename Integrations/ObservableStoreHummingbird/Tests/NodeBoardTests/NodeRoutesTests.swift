@@ -88,7 +88,7 @@ struct NodeRoutesTests {
             #expect(afterOwn["seq"]?.integer == 2)
             let other = try Store(path: board.store.path)
             defer { other.close() }
-            try other.write { tx in try tx.insert(NodeVO(name: "other", x: 0, y: 0)) }
+            try await other.write { tx in try tx.insert(NodeVO(name: "other", x: 0, y: 0)) }
             let afterOther = try await board.send(.get, "/api/nodes").json()
             #expect(afterOther["nodes"]?.elements?.compactMap { $0["name"]?.string } == ["mine", "other"])
             #expect(afterOther["seq"]?.integer == 3)
