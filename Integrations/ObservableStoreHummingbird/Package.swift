@@ -52,6 +52,7 @@ let package = Package(
             name: "node-board",
             dependencies: [
                 "NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ObservableStore", package: "ObservableStore"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

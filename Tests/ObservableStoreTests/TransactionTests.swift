@@ -45,6 +45,35 @@ import Testing
         }
     }
 
+    @Test func lastSequenceIsTheSnapshotsAndStaysPutWhileAnotherConnectionCommits() throws {
+        try withTemporaryStore { store, path in
+            #expect(try store.read { try $0.lastSequence() } == 0)
+            let nodes = store.repository(NodeVO.self)
+            for index in 0..<3 { try nodes.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
+            #expect(try store.read { try $0.lastSequence() } == 3)
+            #expect(try store.read { try $0.lastSequence() } == store.lastSequence())
+            let other = try Store(path: path)
+            defer { other.close() }
+            let (before, count, after) = try store.read { tx in
+                let before = try tx.lastSequence()
+                try other.repository(NodeVO.self).insert(NodeVO(name: "other", x: 0, y: 0))
+                let count = try tx.fetchValue("SELECT count(*) FROM nodes")
+                return (before, count, try tx.lastSequence())
+            }
+            #expect(before == 3)
+            #expect(after == 3)  // the same snapshot as the rows…
+            #expect(count == .integer(3))  // …which do not have the other connection's node either
+            #expect(try store.read { try $0.lastSequence() } == 4)
+            // In a write, it is the sequence before the write's own commit.
+            let inWrite = try store.write { tx in
+                try tx.insert(NodeVO(name: "mine", x: 0, y: 0))
+                return try tx.lastSequence()
+            }
+            #expect(inWrite == 4)
+            #expect(try store.lastSequence() == 5)
+        }
+    }
+
     @Test func nestedSavepointsRollBackOnlyTheirOwnWork() throws {
         try withTemporaryStore { store, _ in
             try store.write { tx in

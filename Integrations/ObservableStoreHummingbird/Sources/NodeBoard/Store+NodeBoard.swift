@@ -14,14 +14,3 @@ extension Store {
         }
     }
 }
-
-extension Transaction {
-    /// The last commit sequence this transaction's snapshot reflects. The change log always keeps its newest
-    /// commit (retention never prunes it), so its largest `seq` is the last sequence assigned.
-    func boardLastSequence() throws -> Int64 {
-        if case .integer(let sequence) = try fetchValue("SELECT coalesce(max(seq), 0) FROM _store_commits") {
-            return sequence
-        }
-        return 0
-    }
-}

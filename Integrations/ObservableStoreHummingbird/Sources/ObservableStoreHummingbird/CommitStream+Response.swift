@@ -53,10 +53,11 @@ extension CommitStream {
         return Response(status: .badRequest, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
 
-    /// Serves one client: registers its queue, replays the log after `resume`, then writes live frames.
+    /// Serves one client: registers its queue, sends the reconnect delay, replays the log after `resume`, then writes live frames.
     private func serve(after resume: Int64?, writer: inout any ResponseBodyWriter) async throws {
         guard let queue = connect() else { return try await writer.finish(nil) }
         defer { disconnect(queue) }
+        try await writer.write(EventFrame.reconnectDelay.bytes)
         try await withGracefulShutdownHandler {
             try await withTaskCancellationHandler {
                 // Registered before this first read: every commit after `position` reaches the queue or the replay.

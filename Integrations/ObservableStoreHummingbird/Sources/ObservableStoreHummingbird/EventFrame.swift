@@ -16,6 +16,10 @@ struct EventFrame: Sendable {
     /// The heartbeat comment, `: ping`.
     static let heartbeat = EventFrame(bytes: ByteBuffer(string: ": ping\n\n"), sequence: nil, committedAt: nil)
 
+    /// The first line of every stream, `retry: 1000`: a browser's `EventSource` reconnects 1 s after the
+    /// connection drops (it would otherwise wait its default, about 3 s).
+    static let reconnectDelay = EventFrame(bytes: ByteBuffer(string: "retry: 1000\n\n"), sequence: nil, committedAt: nil)
+
     /// A commit (or a piece of one): `event: commit` with the ``CommitJSON`` object as data, and an `id:` line on
     /// the commit's last piece only, so a client resumes after whole commits.
     static func commit(_ commit: Commit, live: Bool) -> EventFrame {

@@ -49,7 +49,7 @@ struct EventStreamProcessTests {
         #expect(replayed.map(\.event) == ["commit", "commit"])
         #expect(replayed[0].data.contains(#""name":"missed-1""#))
         #expect(replayed[1].data.contains(#""name":"missed-2""#))
-        let more = try resumed.frames(arrivingWithin: 1).filter { !$0.isComment }
+        let more = try resumed.frames(arrivingWithin: 1).filter(\.isEvent)
         #expect(more.isEmpty, "more than the two missed commits: \(more)")
 
         let bySince = try server.events(path: "/events?since=\(seen + 1)")

@@ -4,8 +4,9 @@ import Testing
 /// The decoder the process tests and sse-load read streams with: the same frames whichever way the bytes are cut.
 @Suite(.timeLimit(.minutes(3)))
 struct SSEStreamDecoderTests {
-    static let body = "id: 7\nevent: commit\ndata: {\"seq\":7}\n\n: ping\n\nid: 8\r\nevent: resync\r\ndata: a\r\ndata: b\r\n\r\n"
+    static let body = "retry: 1000\n\nid: 7\nevent: commit\ndata: {\"seq\":7}\n\n: ping\n\nid: 8\r\nevent: resync\r\ndata: a\r\ndata: b\r\n\r\n"
     static let expected = [
+        SSEFrame(retry: 1000),
         SSEFrame(id: "7", event: "commit", data: #"{"seq":7}"#),
         SSEFrame(comments: ["ping"]),
         SSEFrame(id: "8", event: "resync", data: "a\nb"),
@@ -34,8 +35,9 @@ struct SSEStreamDecoderTests {
         var frames: [SSEFrame] = []
         for byte in bytes { frames += try piecewise.feed([byte]) }
         #expect(frames == Self.expected)
-        #expect(frames[1].isComment)
-        #expect(frames[0].sequence == 7)
+        #expect(frames.map(\.isEvent) == [false, true, false, true])
+        #expect(frames[2].isComment)
+        #expect(frames[1].sequence == 7)
     }
 
     @Test func bodyWithALengthOrUntilClose() throws {

@@ -124,6 +124,7 @@ struct NodeBoardProcessTests {
         let head = try events.read(until: "\r\n\r\n", timeout: .seconds(10))
         #expect(head.hasPrefix("HTTP/1.1 200"))
         #expect(head.lowercased().contains("content-type: text/event-stream"))
+        #expect(try events.read(until: "\n\n", timeout: .seconds(10)).hasSuffix("retry: 1000\n\n"))
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/nodes")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

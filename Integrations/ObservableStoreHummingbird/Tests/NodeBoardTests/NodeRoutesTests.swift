@@ -75,6 +75,29 @@ struct NodeRoutesTests {
         }
     }
 
+    @Test func aRepeatedListSeesEveryCommitAtOnceOwnOrAnotherConnections() async throws {
+        // The page is cached by its query and sequence: any commit, here or in another process, makes it read again.
+        try await BoardFixture.with { board in
+            try board.insertNode(name: "first")
+            let before = try await board.send(.get, "/api/nodes").text
+            #expect(try await board.send(.get, "/api/nodes").text == before)
+            let patched = try await board.send(.patch, "/api/nodes/1", json: #"{"name":"mine"}"#)
+            #expect(patched.status == .ok)
+            let afterOwn = try await board.send(.get, "/api/nodes").json()
+            #expect(afterOwn["nodes"]?.elements?.first?["name"]?.string == "mine")
+            #expect(afterOwn["seq"]?.integer == 2)
+            let other = try Store(path: board.store.path)
+            defer { other.close() }
+            try await other.write { tx in try tx.insert(NodeVO(name: "other", x: 0, y: 0)) }
+            let afterOther = try await board.send(.get, "/api/nodes").json()
+            #expect(afterOther["nodes"]?.elements?.compactMap { $0["name"]?.string } == ["mine", "other"])
+            #expect(afterOther["seq"]?.integer == 3)
+            // Other pages are cached apart.
+            let second = try await board.send(.get, "/api/nodes?after=1").json()
+            #expect(second["nodes"]?.elements?.compactMap { $0["name"]?.string } == ["other"])
+        }
+    }
+
     @Test func listStartsAtTheFirstIdEvenANegativeOne() async throws {
         try await BoardFixture.with { board in
             let created = try await board.send(.post, "/api/nodes", json: #"{"id":-5,"name":"a","x":1,"y":2}"#)

@@ -50,6 +50,17 @@ struct CommitStreamTests {
         }
     }
 
+    @Test func theStreamFirstSetsTheReconnectDelayToOneSecond() async throws {
+        try await StreamHarness.run { harness in
+            try harness.insertNode("before")
+            for query in ["", "?since=0"] {
+                let client = try harness.connect(query: query)
+                let first = try await client.next(timeout: .seconds(10), heartbeats: true)
+                #expect(first == SSEClient.Frame(retry: 1000))  // a frame of its own, before any replayed commit
+            }
+        }
+    }
+
     @Test func aClientResumesAfterLastEventIDOrSinceWithExactlyTheMissedCommitsThenLiveOnes() async throws {
         try await StreamHarness.run { harness in
             for index in 1...3 { try harness.insertNode("n\(index)") }
@@ -183,6 +194,7 @@ struct CommitStreamTests {
     @Test func anIdleClientGetsHeartbeats() async throws {
         try await StreamHarness.run(options: CommitStreamOptions(heartbeatInterval: .milliseconds(50))) { harness in
             let client = try harness.connect()
+            #expect(try await client.next(timeout: .seconds(10), heartbeats: true).retry == 1000)
             let first = try await client.next(timeout: .seconds(10), heartbeats: true)
             let second = try await client.next(timeout: .seconds(10), heartbeats: true)
             #expect(first.comment == "ping")

@@ -14,6 +14,8 @@ final class SSEClient: @unchecked Sendable {  // @unchecked: the buffers are gua
         var event: String?
         var data: String?
         var comment: String?
+        /// The `retry:` field: the reconnect delay in milliseconds.
+        var retry: Int?
 
         var description: String { "id=\(id.map(String.init) ?? "-") event=\(event ?? "-") data=\(data ?? comment ?? "")" }
 
@@ -105,11 +107,12 @@ final class SSEClient: @unchecked Sendable {  // @unchecked: the buffers are gua
         try await waitFor(timeout: timeout, what: "the response head") { status == nil ? nil : headText }
     }
 
-    /// The next frame (heartbeats included only with `heartbeats`), within `timeout`.
+    /// The next frame (heartbeats, and the stream's first frame, which only sets the reconnect delay, included
+    /// only with `heartbeats`), within `timeout`.
     func next(timeout: Duration = .seconds(10), heartbeats: Bool = false) async throws -> Frame {
         try await waitFor(timeout: timeout, what: "a frame") { () -> Frame? in
             while let frame = takeFrame() {
-                if frame.comment == nil || heartbeats { return frame }
+                if (frame.comment == nil && frame.retry == nil) || heartbeats { return frame }
             }
             return nil
         }
@@ -187,6 +190,7 @@ final class SSEClient: @unchecked Sendable {  // @unchecked: the buffers are gua
                 case "id": frame.id = Int64(value)
                 case "event": frame.event = value
                 case "data": frame.data = value
+                case "retry": frame.retry = Int(value)
                 default: break
                 }
             }

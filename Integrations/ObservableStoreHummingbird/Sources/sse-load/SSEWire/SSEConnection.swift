@@ -107,12 +107,12 @@ public final class SSEConnection {
         return ready.removeFirst()
     }
 
-    /// The next frame that is not a heartbeat, waiting at most `timeout` seconds in all.
+    /// The next event (not a heartbeat, nor the `retry:` frame), waiting at most `timeout` seconds in all.
     public func nextEvent(timeout: Double) throws -> SSEFrame {
         let deadline = Self.now() + UInt64(timeout * 1e9)
         while true {
             let frame = try nextFrame(timeout: Double(deadline.subtractingReportingOverflow(Self.now()).partialValue) / 1e9)
-            if !frame.isComment { return frame }
+            if frame.isEvent { return frame }
         }
     }
 

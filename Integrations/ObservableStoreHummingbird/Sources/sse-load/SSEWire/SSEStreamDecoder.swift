@@ -149,6 +149,7 @@ public struct SSEStreamDecoder: Sendable {
         case "id": frame.id = text
         case "event": frame.event = text
         case "data": dataLines.append(text)
+        case "retry": frame.retry = Int(text)
         default: break
         }
     }

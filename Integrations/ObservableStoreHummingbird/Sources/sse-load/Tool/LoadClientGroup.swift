@@ -95,7 +95,7 @@ final class LoadClientGroup: @unchecked Sendable {
             headCount.add(1, ordering: .relaxed)
             if status != 200 { clients[index].problems.append("status \(status)") }
         }
-        for frame in frames where !frame.isComment {
+        for frame in frames where frame.isEvent {
             record(frame, client: index)
         }
     }
