@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "NodeBoardTests",
             dependencies: [
-                "NodeBoard",
+                "NodeBoard", "SSEWire",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SSEWire
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -119,23 +120,23 @@ struct NodeBoardProcessTests {
         let board = try BoardProcess(arguments: ["--db", path, "--port", "0"])
         defer { board.process.terminate() }
         let port = try await board.listeningPort(within: .seconds(30))
-        let events = try RawHTTPStream(port: port, request: "GET /events?since=0 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let events = try SSEConnection(port: port, path: "/events?since=0")
         defer { events.close() }
-        let head = try events.read(until: "\r\n\r\n", timeout: .seconds(10))
-        #expect(head.hasPrefix("HTTP/1.1 200"))
-        #expect(head.lowercased().contains("content-type: text/event-stream"))
-        #expect(try events.read(until: "\n\n", timeout: .seconds(10)).hasSuffix("retry: 1000\n\n"))
+        let head = try events.head(timeout: 10)
+        #expect(head.status == 200)
+        #expect((head.headers["content-type"] ?? "").hasPrefix("text/event-stream"))
+        #expect(try events.nextFrame(timeout: 10).retry == 1000)
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/nodes")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"name":"live","x":1,"y":2}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
-        let frame = try events.read(until: "\n\n", timeout: .seconds(10))
-        #expect(frame.contains("id: 1\n"))
-        #expect(frame.contains("event: commit\n"))
-        #expect(frame.contains(#""origin":"node-board""#))
-        #expect(frame.contains(#""name":"live""#))
+        let frame = try events.nextEvent(timeout: 10)
+        #expect(frame.id == "1")
+        #expect(frame.event == "commit")
+        #expect(frame.data.contains(#""origin":"node-board""#))
+        #expect(frame.data.contains(#""name":"live""#))
     }
 
     @Test func aStoreThatCannotBeOpenedExits1WithOneLine() async throws {
