@@ -13,6 +13,10 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 func swiftSyntax(_ product: String) -> Target.Dependency {
     .product(name: product, package: "swift-syntax", condition: .when(traits: ["StoreRecord"]))
 }
+// The PostgreSQL engine's client, behind the trait "PostgreSQL" (off by default): SQLite-only services neither
+// resolve nor build postgres-nio and SwiftNIO. Only StorePostgres imports it.
+let postgresNIO = Target.Dependency.product(
+    name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))
 
 let package = Package(
     name: "ObservableStore",
@@ -23,16 +27,20 @@ let package = Package(
         .executable(name: "storectl", targets: ["storectl"]),
         // The optional @Record macro: fast records without hand-written row coding (builds swift-syntax).
         .library(name: "StoreRecord", targets: ["StoreRecord"]),
+        // The same store on PostgreSQL (trait "PostgreSQL"; docs/POSTGRES.md).
+        .library(name: "ObservableStorePostgres", targets: ["ObservableStorePostgres"]),
     ],
     traits: [
         .trait(name: "storectl", description: "Builds storectl and its tools (needs swift-argument-parser)."),
         .trait(name: "StoreRecord", description: "Builds the @Record macro of product StoreRecord (needs swift-syntax)."),
+        .trait(name: "PostgreSQL", description: "Builds the PostgreSQL engine, ObservableStorePostgres, and storectl --db postgres:// (needs postgres-nio)."),
         .default(enabledTraits: ["storectl", "StoreRecord"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
         // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -51,7 +59,7 @@ let package = Package(
         .target(
             name: "StoreMigrations",
             path: "Migrations",
-            exclude: ["migrations.sum", "schema.sql"],
+            exclude: ["migrations.sum", "schema.sql", "postgres"],
             resources: [
                 .embedInCode("0001_create_nodes.sql"),
                 .embedInCode("0002_create_user_info.sql"),
@@ -64,6 +72,19 @@ let package = Package(
         ),
         // The SQLite engine, re-exporting the core: what users import.
         .target(name: "ObservableStore", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreMigrations", logging]),
+        // The PostgreSQL engine (trait "PostgreSQL"): StorePostgres is its client layer, the only importer of
+        // postgres-nio (as StoreSQLite is of the C API); StorePostgresMigrations its SQL files (Migrations/postgres);
+        // ObservableStorePostgres the engine, on the same core. Without the trait their sources compile to nothing.
+        .target(name: "StorePostgres", dependencies: ["ObservableStoreCore", postgresNIO, logging]),
+        .target(
+            name: "StorePostgresMigrations",
+            path: "Migrations/postgres",
+            exclude: ["migrations.sum"],
+            resources: [
+                .embedInCode("0001_store.sql"),
+            ]
+        ),
+        .target(name: "ObservableStorePostgres", dependencies: ["ObservableStoreCore", "StorePostgres", "StorePostgresMigrations", logging]),
         // @Record and @Column: the macros' implementation (a compiler plug-in) and the library declaring them.
         .macro(name: "StoreRecordMacros", dependencies: [swiftSyntax("SwiftSyntaxMacros"), swiftSyntax("SwiftCompilerPlugin")]),
         .target(name: "StoreRecord", dependencies: ["ObservableStoreCore", "StoreRecordMacros"]),
@@ -101,6 +122,12 @@ let package = Package(
                 swiftSyntax("SwiftSyntaxBuilder"),
             ]),
         .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport"]),
+        // The PostgreSQL engine on a real server (OBSERVABLE_STORE_POSTGRES_URL; skipped with the reason without it),
+        // and the conformance suite: the same cases on both engines.
+        .testTarget(
+            name: "ObservableStorePostgresTests",
+            dependencies: ["ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", logging]
+        ),
         .testTarget(
             name: "storectlTests",
             dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]

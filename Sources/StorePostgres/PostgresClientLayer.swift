@@ -1,0 +1,3 @@
+#if PostgreSQL
+import PostgresNIO
+#endif
