@@ -15,8 +15,11 @@ func swiftSyntax(_ product: String) -> Target.Dependency {
 }
 // The PostgreSQL engine's client, behind the trait "PostgreSQL" (off by default): SQLite-only services neither
 // resolve nor build postgres-nio and SwiftNIO. Only StorePostgres imports it.
-let postgresNIO = Target.Dependency.product(
-    name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))
+let postgresNIO: [Target.Dependency] = [
+    .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+    .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+    .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+]
 
 let package = Package(
     name: "ObservableStore",
@@ -41,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
         // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -75,7 +79,7 @@ let package = Package(
         // The PostgreSQL engine (trait "PostgreSQL"): StorePostgres is its client layer, the only importer of
         // postgres-nio (as StoreSQLite is of the C API); StorePostgresMigrations its SQL files (Migrations/postgres);
         // ObservableStorePostgres the engine, on the same core. Without the trait their sources compile to nothing.
-        .target(name: "StorePostgres", dependencies: ["ObservableStoreCore", postgresNIO, logging]),
+        .target(name: "StorePostgres", dependencies: ["ObservableStoreCore", logging] + postgresNIO),
         .target(
             name: "StorePostgresMigrations",
             path: "Migrations/postgres",

@@ -13,6 +13,7 @@ enum ExitCodes {
     static let migrationConflict: Int32 = 8
     static let integrity: Int32 = 9
     static let aborted: Int32 = 10
+    static let unavailable: Int32 = 11
 
     /// The table printed by `storectl help exit-codes`.
     static let table = """
@@ -27,6 +28,7 @@ enum ExitCodes {
         8    migration history conflict: checksum mismatch, applied version without a file, out-of-order or duplicate version, failed run
         9    check found integrity problems
         10   aborted: confirmation declined, or a destructive command on a non-TTY without --yes
+        11   the database server (--db postgres://…) cannot be reached, refused the login, or closed the connection
         130  interrupted (SIGINT)
         141  output pipe closed (SIGPIPE), e.g. under `| head`
         """
@@ -43,6 +45,7 @@ enum ExitCodes {
         case .migrationConflict: migrationConflict
         case .corrupt, CLIError.integrityCode: integrity
         case CLIError.abortedCode, CLIError.confirmationCode: aborted
+        case .unavailable: unavailable
         default: `internal`
         }
     }

@@ -53,6 +53,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedSQLite = Code(rawValue: "unsupported_sqlite")
         /// A transaction was used wrongly: nested `write`, or used after it ended.
         public static let transactionMisuse = Code(rawValue: "transaction_misuse")
+        /// The database server cannot be reached, refused the login, or closed the connection (PostgreSQL engine).
+        public static let unavailable = Code(rawValue: "unavailable")
         /// Any other SQLite failure; see ``StoreError/sqliteCode``.
         public static let sqlite = Code(rawValue: "sqlite")
 

@@ -1,0 +1,62 @@
+#if PostgreSQL
+import Foundation
+import Logging
+import ObservableStoreCore
+import StorePostgres
+
+/// A persistent record store on a PostgreSQL database: the same records, queries, transactions, listeners,
+/// bind-and-fire and durable listeners as the SQLite engine's `Store`, for services on several hosts.
+///
+/// Every writer (this library on any host, `psql`, another language) is captured by triggers; commits get a
+/// gap-free sequence in commit order; each store reads the change log on a dedicated `LISTEN` connection and
+/// delivers every commit to its listeners (docs/POSTGRES.md).
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://app@db.internal:5432/app")
+/// let nodes = store.repository(NodeVO.self)
+/// let node = try nodes.insert(NodeVO(name: "Start", x: 0, y: 0))
+/// ```
+public final class PostgresStore: Sendable {
+    /// The database, with any password hidden.
+    public let url: String
+    /// The configuration the store was opened with.
+    public let configuration: PostgresStoreConfiguration
+    /// The parsed URL.
+    let serverURL: PostgresURL
+    /// The connections writes and reads use.
+    let pool: ServerConnectionPool
+    /// The named listeners and streams.
+    let registry: ListenerRegistry
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and applies the store's
+    /// migrations. Throws ``/ObservableStoreCore/StoreError/Code/unavailable`` when the server cannot be reached or
+    /// refuses the login, ``/ObservableStoreCore/StoreError/Code/notFound`` when the database does not exist, and
+    /// ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a malformed URL.
+    public init(url: String, configuration: PostgresStoreConfiguration = PostgresStoreConfiguration()) throws {
+        let serverURL = try PostgresURL(url)
+        self.serverURL = serverURL
+        self.url = serverURL.description
+        self.configuration = configuration
+        self.pool = ServerConnectionPool(url: serverURL, maximum: configuration.maximumConnectionCount, logger: configuration.logger)
+        let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { true }
+        self.registry = ListenerRegistry(
+            context: context, logger: configuration.logger, errorHandler: configuration.listenerErrorHandler)
+        do {
+            try pool.withConnection { _ in }
+        } catch {
+            pool.close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes every connection and ends every change sequence.
+    public func close() {
+        registry.close()
+        pool.close()
+    }
+}
+#endif

@@ -1,0 +1,26 @@
+#if PostgreSQL
+import Logging
+import ObservableStoreCore
+
+/// How a ``PostgresStore`` connects, migrates and delivers: the PostgreSQL counterpart of the SQLite engine's
+/// `StoreConfiguration`, with the same names where the setting means the same.
+public struct PostgresStoreConfiguration: Sendable {
+    /// The most pooled connections open at once (for writes and reads; the change feed has one more of its own).
+    public var maximumConnectionCount = 8
+    /// How often the change feed reads the log when no notification came (NOTIFY is only a doorbell).
+    public var changeFeedPollInterval: Duration = .milliseconds(250)
+    /// How long a spin-waiting delivery thread spins before it sleeps (see the core's delivery).
+    public var deliverySpinWindow: Duration = .microseconds(200)
+    /// Whether commits are delivered to listeners (the change feed runs); off for tools that only read and write.
+    public var tracksChanges = true
+    /// Who applied migrations, recorded in the history (`applied_by`).
+    public var applicationName: String?
+    /// Where the store logs (nothing by default).
+    public var logger = Logger(label: "ObservableStore.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Called when a listener's handler throws, with the listener's name.
+    public var listenerErrorHandler: (@Sendable (_ listener: String, _ error: any Error) -> Void)?
+
+    /// The defaults.
+    public init() {}
+}
+#endif

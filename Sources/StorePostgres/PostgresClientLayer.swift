@@ -1,3 +1,0 @@
-#if PostgreSQL
-import PostgresNIO
-#endif

@@ -1,0 +1,111 @@
+#if PostgreSQL
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ObservableStoreCore
+import PostgresNIO
+import Synchronization
+
+/// One connection to a PostgreSQL server, used synchronously: each call sends its statement and waits for the
+/// answer (postgres-nio's event loop does the I/O). One thread at a time uses a connection; the store's pool hands
+/// them out. Calls must not come from an event loop thread.
+package final class ServerConnection: @unchecked Sendable {
+    /// The server and database this connection is to.
+    package let url: PostgresURL
+    let connection: PostgresConnection
+    let logger: Logger
+    /// The id postgres-nio logs a connection with.
+    private static let nextID = Atomic<Int>(0)
+
+    private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
+        self.url = url
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects to `url`. Throws ``StoreError/Code/unavailable`` (with the reason: refused, timed out, login
+    /// refused) or ``StoreError/Code/notFound`` (no such database).
+    package static func connect(_ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")) throws
+        -> ServerConnection
+    {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: .disable)
+        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
+            ).wait()
+            return ServerConnection(url: url, connection: connection, logger: logger)
+        } catch {
+            throw ServerError.connecting(to: url, error)
+        }
+    }
+
+    /// Whether the connection is closed (by ``close()``, the server, or the network).
+    package var isClosed: Bool { connection.isClosed }
+
+    /// Runs one statement with `values` bound to `$1`, `$2`, … and returns its rows.
+    @discardableResult
+    package func query(_ sql: String, _ values: [DatabaseValue] = []) throws -> ServerResult {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { ServerValueCodec.bind(value, into: &bindings) }
+        do {
+            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            return try ServerResult(result)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw ServerError.failed(sql: sql, error, url: url)
+        }
+    }
+
+    /// Runs one statement and returns how many rows it inserted, updated or deleted.
+    @discardableResult
+    package func execute(_ sql: String, _ values: [DatabaseValue] = []) throws -> Int {
+        try query(sql, values).affectedRows
+    }
+
+    /// Runs a script of several statements (a migration file) as one command, inside the caller's transaction.
+    package func script(_ sql: String) throws {
+        guard !sql.contains("$store_script$") else {
+            throw StoreError(.invalidInput, "a script cannot contain the text $store_script$")
+        }
+        try execute("DO $store_migration$ BEGIN EXECUTE $store_script$\(sql)$store_script$; END $store_migration$")
+    }
+
+    /// Starts listening on `channel`: `handler` gets each notification's payload, on the connection's event loop
+    /// (it must return quickly). Notifications arrive only while the connection is open and not in a transaction.
+    package func listen(on channel: String, _ handler: @escaping @Sendable (String) -> Void) throws {
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try execute("LISTEN \(ServerConnection.quoteIdentifier(channel))")
+    }
+
+    /// Calls `handler` once when the connection closes, for whatever reason.
+    package func onClose(_ handler: @escaping @Sendable () -> Void) {
+        connection.closeFuture.whenComplete { _ in handler() }
+    }
+
+    /// Closes the connection; later calls fail with ``StoreError/Code/unavailable``.
+    package func close() {
+        guard !connection.isClosed else { return }
+        try? connection.close().wait()
+    }
+
+    deinit {
+        if !connection.isClosed { connection.close().whenComplete { _ in } }
+    }
+
+    /// `name` as a quoted SQL identifier.
+    package static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `text` as a quoted SQL string literal.
+    package static func quoteLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+#endif

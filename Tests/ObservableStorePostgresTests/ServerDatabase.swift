@@ -1,0 +1,29 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import StorePostgres
+import Testing
+
+/// The test server (OBSERVABLE_STORE_POSTGRES_URL), and a fresh database on it per test.
+enum TestServer {
+    /// The server's URL, or nil when the variable is not set (the tests are then skipped with ``skipReason``).
+    static let url: PostgresURL? = ProcessInfo.processInfo.environment["OBSERVABLE_STORE_POSTGRES_URL"].flatMap {
+        try? PostgresURL($0)
+    }
+    /// Whether the PostgreSQL tests can run.
+    static let isAvailable = url != nil
+    /// Why they are skipped otherwise.
+    static let skipReason: Comment = "OBSERVABLE_STORE_POSTGRES_URL is not set (see docs/POSTGRES.md, \"Running the tests\")"
+
+    /// Runs `body` with the URL of a new, empty database, dropped afterwards.
+    static func withDatabase<T>(_ body: (PostgresURL) throws -> T) throws -> T {
+        guard let url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try ServerConnection.connect(url)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE \(name) WITH (FORCE)") }
+        return try body(url.with(database: name))
+    }
+}
+#endif
