@@ -68,7 +68,7 @@ struct PostgresMigrationTests {
         try TestServer.withDatabase { url in
             try PostgresStore(url: url.text).close()
             try withAdmin(url) { admin throws in
-                try admin.execute(
+                _ = try admin.execute(
                     "INSERT INTO _store_migrations VALUES ('store', 9999, 'future', 'x', now(), 0, 'the future')")
             }
             let refused = #expect(throws: StoreError.self) {

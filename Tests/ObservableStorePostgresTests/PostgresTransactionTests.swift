@@ -137,6 +137,28 @@ struct PostgresTransactionTests {
         }
     }
 
+    @Test func asyncFormsSuspendTheCaller() throws {
+        try TestServer.withStore { store, _ in
+            let outcome = Locked<[Int64]?>(nil)
+            Task {
+                var sequences: [Int64] = []
+                try await withThrowingTaskGroup(of: Int64?.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            try await store.writeReturningCommit { try $0.insert(NodeVO(name: "n\(index)", x: Double(index), y: 0)) }.sequence
+                        }
+                    }
+                    for try await sequence in group { sequences.append(sequence ?? 0) }
+                }
+                let count = try await store.read { try $0.count(Query<NodeVO>()) }
+                let first = try await store.write(origin: "async") { try $0.fetchOne(Query<NodeVO>().order(by: .x))?.name }
+                outcome.withLock { $0 = sequences.sorted() + [Int64(count), first == "n0" ? 1 : 0] }
+            }
+            try waitUntil("the async writes and reads") { outcome.value != nil }
+            #expect(outcome.value == Array(1...8) + [8, 1])
+        }
+    }
+
     @Test func aDeadlockIsReportedAsBusy() throws {
         try TestServer.withStore { store, _ in
             let users = store.repository(UserInfo.self)

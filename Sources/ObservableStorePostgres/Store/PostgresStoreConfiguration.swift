@@ -16,7 +16,7 @@ public struct PostgresStoreConfiguration: Sendable {
     /// Who applied migrations, recorded in the history (`applied_by`).
     public var applicationName: String?
     /// Migration sets of the embedding service (PostgreSQL SQL files), applied after the engine's own set
-    /// (``/ObservableStoreCore/MigrationSet/postgresStore``), in this order.
+    /// (``MigrationSet/postgresStore``), in this order.
     public var migrationSets: [MigrationSet] = []
     /// What opening does about migrations; ``/ObservableStoreCore/MigrationPolicy/migrate`` by default.
     public var migrationPolicy: MigrationPolicy = .migrate
