@@ -27,6 +27,8 @@ public final class PostgresStore: Sendable {
     let pool: ServerConnectionPool
     /// The named listeners and streams.
     let registry: ListenerRegistry
+    /// The publisher, the change feed and what they read the log with (PostgresStore+Publishing.swift).
+    let observation: ServerObservation
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and applies the store's
     /// migrations. Throws ``/ObservableStoreCore/StoreError/Code/unavailable`` when the server cannot be reached or
@@ -39,10 +41,14 @@ public final class PostgresStore: Sendable {
         self.configuration = configuration
         self.pool = ServerConnectionPool(url: serverURL, maximum: configuration.maximumConnectionCount, logger: configuration.logger)
         let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { true }
-        self.registry = ListenerRegistry(
+        let registry = ListenerRegistry(
             context: context, logger: configuration.logger, errorHandler: configuration.listenerErrorHandler)
+        self.registry = registry
         do {
-            try pool.withConnection { _ in }
+            let pool = self.pool
+            self.observation = try pool.withConnection { connection in
+                try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
+            }
         } catch {
             pool.close()
             throw error
@@ -55,6 +61,7 @@ public final class PostgresStore: Sendable {
 
     /// Closes every connection and ends every change sequence.
     public func close() {
+        observation.stop()
         registry.close()
         pool.close()
     }

@@ -1,0 +1,91 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import ObservableStorePostgres
+import StorePostgres
+import StorePostgresMigrations
+import Synchronization
+import Testing
+
+/// A test database with the store's schema, and the writes a test makes on it as another program would (`psql`), or
+/// as the store's own writer does.
+struct ObservedServer {
+    /// The database.
+    let url: PostgresURL
+    /// A connection of the test's own: `psql`.
+    let psql: ServerConnection
+
+    /// Runs `body` with a fresh database holding the store's schema (the bundled migrations, applied here).
+    static func with<T>(_ body: (ObservedServer) throws -> T) throws -> T {
+        try TestServer.withDatabase { url in
+            let connection = try ServerConnection.connect(url)
+            defer { connection.close() }
+            try connection.execute("BEGIN")
+            for migration in BundledPostgresMigrations.all { try connection.script(migration.sql) }
+            try connection.execute("COMMIT")
+            return try body(ObservedServer(url: url, psql: connection))
+        }
+    }
+
+    /// Opens a store on the database.
+    func openStore(_ configure: (inout PostgresStoreConfiguration) -> Void = { _ in }) throws -> PostgresStore {
+        var configuration = PostgresStoreConfiguration()
+        configure(&configuration)
+        return try PostgresStore(url: url.description, configuration: configuration)
+    }
+
+    /// Runs `statements` in one transaction on `psql` (tagged with `origin`); returns the commit's sequence (nil when
+    /// it wrote nothing).
+    @discardableResult
+    func commit(origin: String? = nil, _ statements: String...) throws -> Int64? {
+        try psql.execute("BEGIN")
+        if let origin { try psql.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)]) }
+        for statement in statements { try psql.execute(statement) }
+        let txid = try psql.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
+        try psql.execute("COMMIT")
+        guard case .text(let id) = txid else { return nil }
+        guard case .integer(let sequence) = try psql.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(id)]).scalar
+        else { return nil }
+        return sequence
+    }
+
+    /// Commits `statements` as `store`'s own writer does: the commit, then its publication before returning.
+    @discardableResult
+    func commit(as store: PostgresStore, origin: String? = nil, _ statements: String...) throws -> Int64? {
+        try psql.execute("BEGIN")
+        if let origin { try psql.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)]) }
+        for statement in statements { try psql.execute(statement) }
+        let txid = try psql.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
+        try psql.execute("COMMIT")
+        guard case .text(let id) = txid,
+            case .integer(let sequence) = try psql.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(id)]).scalar
+        else { return nil }
+        store.didCommit(sequence: sequence)
+        return sequence
+    }
+
+    /// The row of `table` whose `id` is `id`, as a fetch returns it.
+    func fetchRow(_ table: String, id: DatabaseValue) throws -> Row? {
+        try psql.query("SELECT * FROM \(table) WHERE id = $1", [id]).namedRows.first
+    }
+}
+
+/// Events appended from any thread, waited for by the test.
+final class EventLog: Sendable {
+    private let events = Mutex<[StoreEvent]>([])
+
+    /// Appends `event` (a listener's handler).
+    func record(_ event: StoreEvent) { events.withLock { $0.append(event) } }
+
+    /// Every event so far.
+    var all: [StoreEvent] { events.withLock { $0 } }
+
+    /// The commits so far.
+    var commits: [Commit] { all.compactMap { if case .commit(let commit) = $0 { commit } else { nil } } }
+
+    /// Waits until `count` commits arrived; throws after `seconds`.
+    func waitForCommits(_ count: Int, seconds: Double = 10) throws {
+        try waitUntil(seconds: seconds) { commits.count >= count }
+    }
+}
+#endif
