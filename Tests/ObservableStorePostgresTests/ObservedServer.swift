@@ -88,4 +88,18 @@ final class EventLog: Sendable {
         try waitUntil(seconds: seconds) { commits.count >= count }
     }
 }
+
+/// Durable events appended from any thread.
+final class DurableLog: Sendable {
+    private let events = Mutex<[DurableEvent]>([])
+
+    /// Appends `event` (a durable listener's handler).
+    func record(_ event: DurableEvent) { events.withLock { $0.append(event) } }
+
+    /// Every event so far.
+    var all: [DurableEvent] { events.withLock { $0 } }
+
+    /// The sequences of the commits so far.
+    var sequences: [Int64] { all.compactMap { if case .commit(let delivery) = $0 { delivery.commit.sequence } else { nil } } }
+}
 #endif

@@ -21,5 +21,12 @@ extension PostgresStore {
             }
         }
     }
+
+    /// The server process of the change feed's connection (`pg_backend_pid()`), nil while it is disconnected or when
+    /// the store does not track changes: for tests and diagnostics.
+    package var changeFeedProcessID: Int64? { observation.feed?.serverProcessID }
+
+    /// How many times the change feed has connected (1 until a reconnect).
+    package var changeFeedConnections: Int { observation.feed?.connections ?? 0 }
 }
 #endif
