@@ -3,7 +3,6 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
-import StorePostgresMigrations
 import Synchronization
 import Testing
 
@@ -15,23 +14,36 @@ struct ObservedServer {
     /// A connection of the test's own: `psql`.
     let psql: ServerConnection
 
-    /// Runs `body` with a fresh database holding the store's schema (the bundled migrations, applied here).
+    /// Runs `body` with a fresh database holding the store's schema (migrated by a store opened and closed here).
     static func with<T>(_ body: (ObservedServer) throws -> T) throws -> T {
         try TestServer.withDatabase { url in
+            try PostgresStore(url: url.text, configuration: PostgresStoreConfiguration()).close()
             let connection = try ServerConnection.connect(url)
             defer { connection.close() }
-            try connection.execute("BEGIN")
-            for migration in BundledPostgresMigrations.all { try connection.script(migration.sql) }
-            try connection.execute("COMMIT")
             return try body(ObservedServer(url: url, psql: connection))
         }
+    }
+
+    /// The same, for an async test.
+    static func withAsync<T>(_ body: (ObservedServer) async throws -> T) async throws -> T {
+        guard let url = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try ServerConnection.connect(url)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE \(name) WITH (FORCE)") }
+        let database = url.with(database: name)
+        try PostgresStore(url: database.text, configuration: PostgresStoreConfiguration()).close()
+        let connection = try ServerConnection.connect(database)
+        defer { connection.close() }
+        return try await body(ObservedServer(url: database, psql: connection))
     }
 
     /// Opens a store on the database.
     func openStore(_ configure: (inout PostgresStoreConfiguration) -> Void = { _ in }) throws -> PostgresStore {
         var configuration = PostgresStoreConfiguration()
         configure(&configuration)
-        return try PostgresStore(url: url.description, configuration: configuration)
+        return try PostgresStore(url: url.text, configuration: configuration)
     }
 
     /// Runs `statements` in one transaction on `psql` (tagged with `origin`); returns the commit's sequence (nil when

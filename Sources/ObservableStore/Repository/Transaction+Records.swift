@@ -314,14 +314,3 @@ extension Transaction {
         return key
     }
 }
-
-extension DatabaseValue {
-    /// The value as it reads in a record path such as `nodes/42` or `user_info/me`.
-    var keyText: String {
-        switch self {
-        case .text(let text): text
-        case .integer(let value): String(value)
-        default: description
-        }
-    }
-}

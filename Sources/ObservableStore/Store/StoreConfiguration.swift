@@ -20,24 +20,8 @@ public struct StoreConfiguration: Sendable {
         case full = "FULL"
     }
 
-    /// What opening a store does about migrations.
-    public enum MigrationPolicy: Sendable, Equatable {
-        /// Validate the history, then apply every pending migration of every set. The default.
-        case migrate
-        /// Validate, then apply pending migrations of `set` up to `version` (sets before it in full, later ones not at all).
-        /// Meant for migration tests: seed data at one version, then open again to continue.
-        case migrateUpTo(version: Int, set: String)
-        /// Validate the history (newer schema, conflicts) but apply nothing.
-        case validateOnly
-        /// Open only a store that is exactly at the latest known version of every set; apply nothing.
-        /// Otherwise opening throws what ``MigrationStatus/requireCurrent()`` throws:
-        /// ``/ObservableStoreCore/StoreError/Code/schemaTooNew``, ``/ObservableStoreCore/StoreError/Code/migrationConflict``, or
-        /// ``/ObservableStoreCore/StoreError/Code/migrationNeeded`` naming the pending files (a new, empty file has them all pending).
-        /// For tools that must not change a store's schema, such as storectl's data commands.
-        case requireCurrent
-        /// Neither validate nor apply: for tools that inspect any store, whatever its schema.
-        case none
-    }
+    /// What opening a store does about migrations (the same on every engine).
+    public typealias MigrationPolicy = ObservableStoreCore.MigrationPolicy
 
     /// `PRAGMA synchronous`; `.normal` by default.
     public var synchronous: Synchronous = .normal
@@ -50,7 +34,7 @@ public struct StoreConfiguration: Sendable {
     public var createIfMissing = true
     /// Migration sets of the embedding service, applied after the library's own set, in this order.
     public var migrationSets: [MigrationSet] = []
-    /// What opening does about migrations; ``MigrationPolicy/migrate`` by default.
+    /// What opening does about migrations; ``/ObservableStoreCore/MigrationPolicy/migrate`` by default.
     public var migrationPolicy: MigrationPolicy = .migrate
     /// Copy the database to `<path>.pre-NNNN.bak` (SQLite's backup API) before applying migrations to
     /// a store that already holds applied migrations. True by default.

@@ -10,6 +10,7 @@ import ObservableStoreCore
 /// - `bytea` (`"\\x00ff"` in JSON): `.blob`;
 /// - `timestamptz`, `timestamp`, `date` (`"2026-11-26T13:00:00.123+00:00"`): the core's text form
 ///   `2026-11-26T13:00:00.123Z`;
+/// - `uuid`: its text in upper case (as postgres-nio's `UUID` prints it);
 /// - `json`, `jsonb`: the value's JSON text; every other type: its string;
 /// - a column the layout does not know (added since it was read): integral numbers `.integer`, other numbers `.real`,
 ///   strings `.text`.
@@ -75,6 +76,7 @@ enum ServerRowImage {
                 throw StoreError(.invalidInput, "column \(column): \"\(text)\" is not a date")
             }
             return .text(Timestamp.format(date))
+        case (.string(let text), .uuid?): return .text(text.uppercased())
         case (.string(let text), _): return .text(text)
         case (.structured(let text), _), (.number(let text), _): return .text(text)
         }

@@ -16,7 +16,9 @@ struct ServerTableLayout: Sendable {
         case blob
         /// `timestamptz`, `timestamp`, `date`.
         case date
-        /// Everything else (text, JSON, uuid, …).
+        /// `uuid`: upper case, as the client layer reads it.
+        case uuid
+        /// Everything else (text, JSON, …).
         case text
 
         /// The kind of a column of type `typeName` (`pg_type.typname`).
@@ -26,6 +28,7 @@ struct ServerTableLayout: Sendable {
             case "float4", "float8", "numeric": self = .real
             case "bytea": self = .blob
             case "timestamptz", "timestamp", "date": self = .date
+            case "uuid": self = .uuid
             default: self = .text
             }
         }

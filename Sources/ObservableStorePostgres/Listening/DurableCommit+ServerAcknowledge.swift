@@ -13,3 +13,29 @@ extension PostgresStore {
     }
 }
 #endif
+#if PostgreSQL
+extension DurableCommit {
+    /// Moves the listener's cursor past this commit inside `transaction`, so that the handler's own writes and the
+    /// acknowledgement commit together (exactly-once effects). It is a compare-and-set: when the commit is already
+    /// acknowledged (another consumer took over the name meanwhile) it throws
+    /// ``/ObservableStoreCore/StoreError/Code/busy`` and the write rolls back. Without it, the store acknowledges
+    /// after the handler returns (at-least-once).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try store.listenDurably("mailer", filter: .table("user_info")) { event in
+    ///     guard case .commit(let delivery) = event else { return }
+    ///     try store.write { tx in
+    ///         try tx.execute("INSERT INTO outbox (seq) VALUES (?)", [delivery.commit.sequence])
+    ///         try delivery.acknowledge(in: tx)
+    ///     }
+    /// }
+    /// ```
+    public func acknowledge(in transaction: PostgresTransaction) throws {
+        try transaction.checkActive()
+        try ServerDurableCursor.acknowledge(listenerName, commit.sequence, on: transaction.connection)
+        acknowledged.value = true
+    }
+}
+#endif

@@ -5,12 +5,9 @@ import StorePostgres
 // The PostgreSQL engine's side of the core's engine protocol: snapshots in REPEATABLE READ on pooled connections,
 // the change log (`_store_commits`, `_store_changes`), and durable cursors (`_store_listeners`).
 extension PostgresStore: StoreEngine {
-    package func readSnapshot<T>(_ body: (ServerConnection) throws -> T) throws -> (value: T, sequence: Int64) {
-        try withSnapshot { connection in
-            // The first statement takes the snapshot: the head it reads and what `body` reads are one state.
-            let sequence = try ServerLogReader.head(on: connection)
-            return (try body(connection), sequence)
-        }
+    package func readSnapshot<T>(_ body: (PostgresTransaction) throws -> T) throws -> (value: T, sequence: Int64) {
+        // REPEATABLE READ: what `body` reads and the head read after it are one snapshot.
+        try read { transaction in (try body(transaction), try transaction.lastSequence()) }
     }
 
     package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [ServerLogEntry], last: Int64) {

@@ -17,6 +17,8 @@ import StorePostgres
 /// let node = try nodes.insert(NodeVO(name: "Start", x: 0, y: 0))
 /// ```
 public final class PostgresStore: Sendable {
+    /// The library's version, recorded in the migration history (`applied_by`).
+    public static let libraryVersion = "0.1.0"
     /// The database, with any password hidden.
     public let url: String
     /// The configuration the store was opened with.
@@ -27,13 +29,19 @@ public final class PostgresStore: Sendable {
     let pool: ServerConnectionPool
     /// The named listeners and streams.
     let registry: ListenerRegistry
+    /// Each table's column types, for binding records.
+    let tableColumns = TableColumnsCache()
     /// The publisher, the change feed and what they read the log with (PostgresStore+Publishing.swift).
     let observation: ServerObservation
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and applies the store's
-    /// migrations. Throws ``/ObservableStoreCore/StoreError/Code/unavailable`` when the server cannot be reached or
-    /// refuses the login, ``/ObservableStoreCore/StoreError/Code/notFound`` when the database does not exist, and
-    /// ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a malformed URL.
+    /// migrations (``PostgresStoreConfiguration/migrationPolicy``; docs/POSTGRES.md, "Migrations").
+    ///
+    /// Throws ``/ObservableStoreCore/StoreError/Code/unavailable`` when the server cannot be reached or refuses the
+    /// login, ``/ObservableStoreCore/StoreError/Code/notFound`` when the database does not exist,
+    /// ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a malformed URL, and the migrator's errors
+    /// (``/ObservableStoreCore/StoreError/Code/schemaTooNew``, ``/ObservableStoreCore/StoreError/Code/migrationConflict``,
+    /// ``/ObservableStoreCore/StoreError/Code/migrationNeeded``).
     public init(url: String, configuration: PostgresStoreConfiguration = PostgresStoreConfiguration()) throws {
         let serverURL = try PostgresURL(url)
         self.serverURL = serverURL
@@ -47,8 +55,10 @@ public final class PostgresStore: Sendable {
         do {
             let pool = self.pool
             self.observation = try pool.withConnection { connection in
-                try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
+                try PostgresMigrator(connection: connection, configuration: configuration).open()
+                return try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
             }
+            tableColumns.removeAll()
         } catch {
             pool.close()
             throw error

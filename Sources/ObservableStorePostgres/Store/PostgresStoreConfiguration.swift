@@ -22,6 +22,11 @@ public struct PostgresStoreConfiguration: Sendable {
     public var tracksChanges = true
     /// Who applied migrations, recorded in the history (`applied_by`).
     public var applicationName: String?
+    /// Migration sets of the embedding service (PostgreSQL SQL files), applied after the engine's own set
+    /// (``/ObservableStoreCore/MigrationSet/postgresStore``), in this order.
+    public var migrationSets: [MigrationSet] = []
+    /// What opening does about migrations; ``/ObservableStoreCore/MigrationPolicy/migrate`` by default.
+    public var migrationPolicy: MigrationPolicy = .migrate
     /// Where the store logs (nothing by default).
     public var logger = Logger(label: "ObservableStore.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Called when a listener's handler throws, with the listener's name.
@@ -29,5 +34,12 @@ public struct PostgresStoreConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// What the migration history records as `applied_by`.
+    var appliedBy: String {
+        let library = "ObservableStorePostgres \(PostgresStore.libraryVersion)"
+        guard let applicationName else { return library }
+        return "\(applicationName) (store lib \(PostgresStore.libraryVersion))"
+    }
 }
 #endif

@@ -1,5 +1,4 @@
 import Foundation
-import ObservableStoreCore
 
 /// Where each known migration stands in a store, and what the history holds that the code does not know.
 public struct MigrationStatus: Sendable {
@@ -46,12 +45,12 @@ public struct MigrationStatus: Sendable {
     public var unknown: [Entry] { entries.filter { $0.state == .unknown } }
 
     /// Throws unless the store is exactly at the latest known version of every set: the check of
-    /// ``StoreConfiguration/MigrationPolicy/requireCurrent``, for tools that opened a store with
-    /// ``StoreConfiguration/MigrationPolicy/none`` and want the same answer.
+    /// ``MigrationPolicy/requireCurrent``, for tools that opened a store with
+    /// ``MigrationPolicy/none`` and want the same answer.
     ///
-    /// In this order: a version applied by newer code throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew``; a changed
-    /// or out-of-order file throws ``/ObservableStoreCore/StoreError/Code/migrationConflict`` (see
-    /// ``conflictError(for:)``); a pending file throws ``/ObservableStoreCore/StoreError/Code/migrationNeeded``,
+    /// In this order: a version applied by newer code throws ``StoreError/Code/schemaTooNew``; a changed
+    /// or out-of-order file throws ``StoreError/Code/migrationConflict`` (see
+    /// ``conflictError(for:)``); a pending file throws ``StoreError/Code/migrationNeeded``,
     /// naming the pending files.
     public func requireCurrent() throws {
         if let newest = unknown.last {
@@ -83,7 +82,7 @@ extension MigrationStatus {
         return nil
     }
 
-    /// The ``/ObservableStoreCore/StoreError/Code/migrationConflict`` error for `entry` (changed or out of
+    /// The ``StoreError/Code/migrationConflict`` error for `entry` (changed or out of
     /// order), in the migrator's words: an out-of-order file names the applied version above it.
     public func conflictError(for entry: Entry) -> StoreError {
         guard entry.state == .outOfOrder else { return StoreError.migrationConflict(entry) }
@@ -92,7 +91,7 @@ extension MigrationStatus {
     }
 
     /// Where every migration of `sets` stands, given the history rows (those of other sets are ignored).
-    init(sets: [MigrationSet], history: [(set: String, version: Int, name: String, checksum: String, appliedAt: Date?)]) {
+    package init(sets: [MigrationSet], history: [(set: String, version: Int, name: String, checksum: String, appliedAt: Date?)]) {
         var entries: [Entry] = []
         for set in sets {
             let applied = Dictionary(
@@ -122,5 +121,5 @@ extension MigrationStatus {
 
 extension MigrationStatus.Entry {
     /// The file name, e.g. `0003_add_tags.sql`.
-    var fileName: String { "\(Migration.format(version))_\(name).sql" }
+    package var fileName: String { "\(Migration.format(version))_\(name).sql" }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ObservableStoreCore
 
 /// One row of the migration history (`_store_migrations`).
 public struct AppliedMigration: Sendable, Equatable {
@@ -17,4 +16,15 @@ public struct AppliedMigration: Sendable, Equatable {
     public let durationMilliseconds: Int
     /// Who applied it, e.g. "ObservableStore 0.1.0".
     public let appliedBy: String
+
+    /// A history row with these values.
+    package init(set: String, version: Int, name: String, checksum: String, appliedAt: Date, durationMilliseconds: Int, appliedBy: String) {
+        self.set = set
+        self.version = version
+        self.name = name
+        self.checksum = checksum
+        self.appliedAt = appliedAt
+        self.durationMilliseconds = durationMilliseconds
+        self.appliedBy = appliedBy
+    }
 }

@@ -1,4 +1,3 @@
-import ObservableStoreCore
 /// One SQL migration file: `NNNN_snake_case_name.sql`, applied once, in its own transaction.
 ///
 /// For example:

@@ -1,6 +1,5 @@
-import ObservableStoreCore
 /// SHA-256 (FIPS 180-4), for migration checksums. Small inputs only (migration files); not constant-time.
-enum SHA256 {
+package enum SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -13,7 +12,7 @@ enum SHA256 {
     ]
 
     /// The digest of `bytes` as 64 lower-case hex digits.
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         digest(bytes).map { byte in
             let text = String(byte, radix: 16)
             return byte < 16 ? "0" + text : text
@@ -21,7 +20,7 @@ enum SHA256 {
     }
 
     /// The 32-byte digest of `bytes`.
-    static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var message = Array(bytes)
         let bitLength = UInt64(message.count) * 8
         message.append(0x80)

@@ -1,6 +1,4 @@
 import Foundation
-import ObservableStoreCore
-import StoreMigrations
 
 /// A numbered series of migrations recorded under one name in the history: the library's own
 /// (`"store"`: `nodes`, `user_info`) or an embedding service's, for its own tables.
@@ -65,15 +63,4 @@ public struct MigrationSet: Sendable {
 
     /// The highest version in the set (0 when empty).
     public var latestVersion: Int { migrations.last?.version ?? 0 }
-
-    /// The library's own migrations (`Migrations/*.sql`, compiled in).
-    public static let store: MigrationSet = {
-        do {
-            return try MigrationSet(
-                name: storeSetName,
-                migrations: BundledMigrations.all.map { try Migration(fileName: $0.id, sql: $0.sql) })
-        } catch {
-            fatalError("the bundled migrations are invalid: \(error)")  // caught by the test suite
-        }
-    }()
 }

@@ -1,0 +1,142 @@
+#if PostgreSQL
+import ObservableStoreCore
+import StorePostgres
+
+/// The handle a ``PostgresStore/write(origin:_:)`` or ``PostgresStore/read(_:)`` closure works with: raw SQL, records,
+/// savepoints. The PostgreSQL counterpart of the SQLite engine's `Transaction`, with the same methods.
+///
+/// Everything done through one transaction commits or rolls back together. A transaction is valid only inside its
+/// closure and only on the thread that runs it. Writes run in READ COMMITTED; a read sees one snapshot
+/// (REPEATABLE READ, READ ONLY) and cannot write.
+///
+/// Unlike SQLite, PostgreSQL aborts the whole transaction when one of its statements fails: catching the error and
+/// going on fails with ``/ObservableStoreCore/StoreError/Code/transactionMisuse``. Run a statement that may fail inside
+/// ``savepoint(_:)`` to keep the rest.
+///
+/// For example:
+///
+/// ```swift
+/// try store.write { tx in
+///     var node = try tx.insert(NodeVO(name: "A", x: 0, y: 0))
+///     node.x = 10
+///     try tx.update(node)
+/// }
+/// ```
+public final class PostgresTransaction {
+    /// Whether a transaction may write.
+    public enum Kind: Sendable {
+        /// A READ COMMITTED transaction that may write.
+        case write
+        /// A read-only snapshot.
+        case read
+    }
+
+    /// Whether this transaction can write.
+    public let kind: Kind
+    let connection: ServerConnection
+    /// The store's column types, for binding records.
+    let tableColumns: TableColumnsCache
+    private(set) var isActive = true
+    private var savepointDepth = 0
+
+    init(connection: ServerConnection, kind: Kind, tableColumns: TableColumnsCache) {
+        self.connection = connection
+        self.kind = kind
+        self.tableColumns = tableColumns
+    }
+
+    func end() { isActive = false }
+
+    func checkActive() throws {
+        guard isActive else {
+            throw StoreError(.transactionMisuse, "the transaction has ended: use it only inside its closure")
+        }
+    }
+
+    /// Runs one statement the store built (`$n` placeholders) and returns its result.
+    @discardableResult
+    func run(_ sql: String, _ values: [DatabaseValue] = []) throws -> ServerResult {
+        try checkActive()
+        return try connection.query(sql, values)
+    }
+
+    /// Runs caller SQL: `?` placeholders numbered (``Placeholders``); the column cache forgotten after DDL.
+    private func runCallerSQL(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> ServerResult {
+        let result = try run(Placeholders.numbered(sql).sql, arguments.map(\.databaseValue))
+        if PostgresTransaction.mayChangeSchema(sql) { tableColumns.removeAll() }
+        return result
+    }
+
+    /// Whether `sql` starts with a statement that may change a table's columns.
+    static func mayChangeSchema(_ sql: String) -> Bool {
+        let keyword = sql.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
+        return ["CREATE", "ALTER", "DROP", "DO"].contains(keyword)
+    }
+
+    // MARK: - Raw SQL
+
+    /// Runs SQL with bound `arguments` (`$1`, `$2`, … or `?` placeholders) and returns how many rows it changed.
+    ///
+    /// Without arguments, `sql` may hold several statements separated by `;` (run as one script; the count is then 0).
+    /// A value compared with or written to a column of a type other than integer, floating point, text or `bytea`
+    /// needs a cast in the SQL: `WHERE created_at > $1::timestamptz`.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int {
+        if arguments.isEmpty, Placeholders.hasSeveralStatements(sql) {
+            try checkActive()
+            try connection.script(sql)
+            tableColumns.removeAll()
+            return 0
+        }
+        return try runCallerSQL(sql, arguments).affectedRows
+    }
+
+    /// Runs a query and returns every row.
+    public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
+        try runCallerSQL(sql, arguments).namedRows
+    }
+
+    /// Runs a query and returns the first column of the first row, or nil when there is no row.
+    public func fetchValue(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> DatabaseValue? {
+        try runCallerSQL(sql, arguments).scalar
+    }
+
+    /// Runs a query and decodes each row as a `T` (columns by name, as for records).
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, sql: String, arguments: [any DatabaseValueConvertible] = []
+    ) throws -> [T] {
+        try runCallerSQL(sql, arguments).namedRows.map { try $0.decode(T.self) }
+    }
+
+    /// The last commit sequence assigned in the store (0 before the first commit), as this transaction sees it.
+    public func lastSequence() throws -> Int64 {
+        guard case .integer(let sequence)? = try run("SELECT seq FROM _store_head WHERE id = 1").scalar else { return 0 }
+        return sequence
+    }
+
+    // MARK: - Savepoints
+
+    /// Runs `body` inside a savepoint: if it throws, only its work is rolled back, then the error is rethrown.
+    ///
+    /// Savepoints nest. Related PostgreSQL documentation: <https://www.postgresql.org/docs/current/sql-savepoint.html>
+    @discardableResult
+    public func savepoint<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
+        try checkActive()
+        savepointDepth += 1
+        let name = "store_savepoint_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try connection.execute("SAVEPOINT \(name)")
+        do {
+            let result = try body(self)
+            try connection.execute("RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            if !connection.isClosed {
+                _ = try? connection.execute("ROLLBACK TO SAVEPOINT \(name)")
+                _ = try? connection.execute("RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+    }
+}
+#endif

@@ -1,0 +1,76 @@
+#if PostgreSQL
+import ObservableStoreCore
+import StorePostgres
+import Synchronization
+
+/// The column types of one table, for binding a record's values: a value goes to a column of a type the client binds
+/// natively (integers, floating point and numeric, text, `bytea`) as it is, and to any other column (`timestamptz`,
+/// `boolean`, `uuid`, `jsonb`, an enum…) as text with a cast to the column's type (`$3::timestamp with time zone`).
+struct TableColumns: Sendable {
+    /// Each column's type, as `format_type` names it, by column name.
+    let types: [String: String]
+
+    /// The types PostgreSQL converts the client's `int8`, `float8`, `text` and `bytea` parameters to by itself.
+    private static let bindsNatively: Set<String> = [
+        "bigint", "integer", "smallint", "double precision", "real", "numeric", "text", "character varying", "character",
+        "bytea",
+    ]
+
+    /// Whether `column` takes a cast: known, and of a type not bound natively.
+    func needsCast(_ column: String) -> Bool {
+        guard let type = types[column] else { return false }
+        return !TableColumns.bindsNatively.contains(type)
+    }
+
+    /// Whether `column` holds text (LIKE compares it without a cast).
+    func isText(_ column: String) -> Bool {
+        guard let type = types[column] else { return true }
+        return type == "text" || type == "character varying" || type == "character"
+    }
+
+    /// Parameter `index` as `column` takes it: `$3`, or `$3::uuid`.
+    func placeholder(_ index: Int, for column: String) -> String {
+        guard needsCast(column), let type = types[column] else { return "$\(index)" }
+        return "$\(index)::\(type)"
+    }
+
+    /// `value` as `column` takes it: unchanged, or as text for a column that casts (a blob stays a blob).
+    func bound(_ value: DatabaseValue, for column: String) -> DatabaseValue {
+        guard needsCast(column) else { return value }
+        switch value {
+        case .integer(let integer): return .text(String(integer))
+        case .real(let double): return .text(String(double))
+        case .null, .text, .blob: return value
+        }
+    }
+}
+
+/// Each table's ``TableColumns``, read from the catalog once per store and kept until the schema may have changed
+/// (a migration, or a `CREATE`/`ALTER`/`DROP` run through a transaction's `execute`).
+final class TableColumnsCache: Sendable {
+    private let tables = Mutex<[String: TableColumns]>([:])
+
+    /// The columns of `table`, read on `connection` when not cached. A table that does not exist has none (the
+    /// statement that uses it then fails with PostgreSQL's own error).
+    func columns(of table: String, on connection: ServerConnection) throws -> TableColumns {
+        if let known = tables.withLock({ $0[table] }) { return known }
+        let rows = try connection.query(
+            "SELECT a.attname, format_type(a.atttypid, NULL) FROM pg_attribute a "
+                + "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped",
+            [.text(ServerConnection.quoteIdentifier(table))]
+        ).rows
+        var types: [String: String] = [:]
+        for row in rows {
+            if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
+        }
+        let columns = TableColumns(types: types)
+        if !types.isEmpty { tables.withLock { $0[table] = columns } }
+        return columns
+    }
+
+    /// Forgets every table (the schema may have changed).
+    func removeAll() {
+        tables.withLock { $0.removeAll() }
+    }
+}
+#endif

@@ -1,0 +1,186 @@
+#if PostgreSQL
+import Foundation
+import Logging
+import ObservableStoreCore
+import StorePostgres
+
+/// Applies migration sets to a PostgreSQL database with the SQLite migrator's contract (STORECTL.md C.5): the same
+/// history table (`_store_migrations`, created by the built-in migration 0000), checksums, newer-schema refusal and
+/// conflict rules, validated before anything is written.
+///
+/// Each file runs in one transaction (DDL is transactional) that first takes `pg_advisory_xact_lock` (one fixed key
+/// for every process and host), then reads the history again, validates it, runs the file and records it. A process
+/// that waited on the lock finds the file applied and has nothing left to do.
+struct PostgresMigrator {
+    static let historyTable = "_store_migrations"
+    /// The key of the advisory lock that serializes migrations ('STORMIGR').
+    static let lockKey: Int64 = 0x5354_4F52_4D49_4752
+    /// The built-in migration 0000: the history table.
+    static let bootstrapSQL = """
+        CREATE TABLE IF NOT EXISTS _store_migrations (
+          set_name     text        NOT NULL,
+          version      integer     NOT NULL,
+          name         text        NOT NULL,
+          checksum     text        NOT NULL,
+          applied_at   timestamptz NOT NULL,
+          duration_ms  bigint      NOT NULL,
+          applied_by   text        NOT NULL,
+          PRIMARY KEY (set_name, version)
+        )
+        """
+
+    /// One row of the history.
+    struct HistoryRow {
+        var set: String
+        var version: Int
+        var name: String
+        var checksum: String
+        var appliedAt: Date?
+    }
+
+    let connection: ServerConnection
+    let configuration: PostgresStoreConfiguration
+
+    /// The engine's own set, then the service's sets.
+    var sets: [MigrationSet] { [MigrationSet.postgresStore] + configuration.migrationSets }
+
+    /// Does what the configuration's ``PostgresStoreConfiguration/migrationPolicy`` says.
+    func open() throws {
+        switch configuration.migrationPolicy {
+        case .none: return
+        case .validateOnly: try validate(try readHistory())
+        case .requireCurrent: try status(try readHistory()).requireCurrent()
+        case .migrate: try migrate(limit: nil)
+        case .migrateUpTo(let version, let set):
+            guard sets.contains(where: { $0.name == set }) else {
+                throw StoreError(.invalidInput, "no migration set named \(set)")
+            }
+            try migrate(limit: (set, version))
+        }
+    }
+
+    /// Where every migration stands.
+    func status(_ history: [HistoryRow]) -> MigrationStatus {
+        MigrationStatus(sets: sets, history: history.map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
+    }
+
+    /// Validates, then applies what is pending (up to `limit`), one file per locked transaction.
+    func migrate(limit: (set: String, version: Int)?) throws {
+        let history = try readHistory()
+        try validate(history)
+        guard !pending(history, limit: limit).isEmpty else { return }
+        // A database already in use has a change log: each file applied is logged as a schema change, so that
+        // listeners read again. A new database's are not.
+        let logsSchemaChanges = try connection.query("SELECT to_regclass('_store_commits') IS NOT NULL").scalar == .integer(1)
+        while try applyNext(limit: limit, logged: logsSchemaChanges) {}
+    }
+
+    /// In one transaction under the lock: re-reads and validates the history, then applies the first pending file.
+    /// Returns false when nothing was pending (another process applied it meanwhile).
+    private func applyNext(limit: (set: String, version: Int)?, logged: Bool) throws -> Bool {
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+            try connection.execute(PostgresMigrator.bootstrapSQL)
+            let history = try readHistory()
+            try validate(history)
+            guard let (set, migration) = pending(history, limit: limit).first else {
+                try connection.execute("COMMIT")
+                return false
+            }
+            let started = ContinuousClock.now
+            if logged {
+                let origin = "migration:\(set.name)/\(migration.id)"
+                try connection.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
+            }
+            try run(migration, of: set)
+            try record(migration, of: set, started: started, logged: logged)
+            try connection.execute("COMMIT")
+            configuration.logger.info("applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
+            return true
+        } catch {
+            if !connection.isClosed { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: - Reading and validating the history
+
+    func readHistory() throws -> [HistoryRow] {
+        guard try connection.query("SELECT to_regclass('\(PostgresMigrator.historyTable)') IS NOT NULL").scalar == .integer(1) else {
+            return []
+        }
+        return try connection.query(
+            "SELECT set_name, version, name, checksum, applied_at FROM \(PostgresMigrator.historyTable) ORDER BY set_name, version"
+        ).namedRows.map { row in
+            HistoryRow(
+                set: row.value("set_name") ?? "", version: row.value("version", as: Int.self) ?? 0, name: row.value("name") ?? "",
+                checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at", as: Date.self))
+        }
+    }
+
+    /// Throws for a newer schema, a changed applied file, or a pending file below an applied one. History rows of
+    /// sets this code does not know (another service's) are left alone.
+    func validate(_ history: [HistoryRow]) throws {
+        let status = status(history)
+        if let newest = status.unknown.last {
+            let set = sets.first { $0.name == newest.set }
+            throw StoreError.schemaTooNew(db: newest.version, known: set?.latestVersion ?? 0, set: newest.set)
+        }
+        if let conflict = status.firstConflict { throw status.conflictError(for: conflict) }
+        for row in history where row.version < 1 && sets.contains(where: { $0.name == row.set }) {
+            throw StoreError(.migrationConflict, "the history of set \(row.set) holds version \(row.version), which no file can have")
+        }
+    }
+
+    /// The migrations not yet applied, in apply order, cut at `limit`.
+    func pending(_ history: [HistoryRow], limit: (set: String, version: Int)?) -> [(MigrationSet, Migration)] {
+        var work: [(MigrationSet, Migration)] = []
+        for set in sets {
+            let applied = Set(history.filter { $0.set == set.name }.map(\.version))
+            for migration in set.migrations where !applied.contains(migration.version) {
+                if let limit, limit.set == set.name, migration.version > limit.version { break }
+                work.append((set, migration))
+            }
+            if let limit, limit.set == set.name { break }
+        }
+        return work
+    }
+
+    // MARK: - Writing
+
+    private func run(_ migration: Migration, of set: MigrationSet) throws {
+        guard migration.runsInTransaction else {
+            throw StoreError(
+                .migrationConflict,
+                "\(migration.id).sql: \(Migration.noTransactionDirective) is not supported on PostgreSQL (every file runs in one transaction)")
+        }
+        do {
+            try connection.script(migration.sql)
+        } catch let error as StoreError where error.code != .unavailable {
+            let setText = set.name == MigrationSet.storeSetName ? "" : " of set \(set.name)"
+            throw StoreError(
+                .migrationConflict,
+                "\(migration.id)\(setText) failed: \(error.message); nothing from \(Migration.format(migration.version)) was applied")
+        }
+    }
+
+    /// Records `migration` in the history and, when `logged`, its transaction as a schema-change commit (its origin,
+    /// `migration:SET/ID`, was set before the file ran).
+    private func record(_ migration: Migration, of set: MigrationSet, started: ContinuousClock.Instant, logged: Bool) throws {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        try connection.execute(
+            "INSERT INTO \(PostgresMigrator.historyTable) (set_name, version, name, checksum, applied_at, duration_ms, applied_by) "
+                + "VALUES ($1, $2, $3, $4, date_trunc('milliseconds', clock_timestamp()), $5, $6)",
+            [
+                .text(set.name), .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
+                .integer(milliseconds), .text(configuration.appliedBy),
+            ])
+        if logged {
+            try connection.execute("SELECT _store_open_commit()")
+            try connection.execute("UPDATE _store_commits SET schema_changed = true WHERE txid = pg_current_xact_id()")
+        }
+    }
+}
+#endif

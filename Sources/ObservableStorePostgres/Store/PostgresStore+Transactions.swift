@@ -1,0 +1,110 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import StorePostgres
+
+// Writes and reads, with the SQLite `Store`'s names and signatures; the closures get a `PostgresTransaction`.
+extension PostgresStore {
+    /// A repository of `type`'s table in this store; its commits carry `origin`, if given.
+    public func repository<R: Record>(_ type: R.Type, origin: String? = nil) -> PostgresRepository<R> {
+        PostgresRepository(store: self, origin: origin)
+    }
+
+    /// Runs `body` in one write transaction (READ COMMITTED) on a pooled connection and commits; if `body` throws,
+    /// everything it did is rolled back and the error is rethrown.
+    ///
+    /// At COMMIT the commit gets the next store-wide sequence number (in commit order, across every host), and its row
+    /// changes reach the listeners of every store on the database. `origin` tags the commit (`SET LOCAL
+    /// observable_store.origin`), so listeners can filter on it.
+    ///
+    /// Writes run concurrently, each on its own connection (at most
+    /// ``PostgresStoreConfiguration/maximumConnectionCount``); PostgreSQL's row locks order writes to the same rows.
+    /// A serialization failure or deadlock (SQLSTATE 40001, 40P01) throws ``/ObservableStoreCore/StoreError/Code/busy``
+    /// and is not retried: run the write again. Calling `write` from inside a `write` closure on the same thread throws
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``: use the transaction (or a savepoint) instead.
+    @discardableResult
+    public func write<T>(origin: String? = nil, _ body: (PostgresTransaction) throws -> T) throws -> T {
+        try writeReturningCommit(origin: origin, body).value
+    }
+
+    /// Like ``write(origin:_:)``, and also returns the sequence number of the commit the write made (nil when it
+    /// changed no row: nothing was logged, and listeners receive nothing).
+    ///
+    /// ```swift
+    /// let written = try store.writeReturningCommit(origin: "canvas") { tx in try tx.insert(node) }
+    /// pendingEchoes.insert(written.sequence)   // ignore this commit when its event comes back
+    /// ```
+    public func writeReturningCommit<T>(origin: String? = nil, _ body: (PostgresTransaction) throws -> T) throws -> CommittedWrite<T> {
+        guard !registry.context.isPublishingOnCurrentThread else {
+            throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
+        }
+        let marker = "ObservableStorePostgres.write.\(UInt(bitPattern: ObjectIdentifier(self).hashValue))"
+        let thread = Thread.current.threadDictionary
+        guard thread[marker] == nil else {
+            throw StoreError(.transactionMisuse, "write called inside a write: use the transaction (or a savepoint) instead")
+        }
+        thread[marker] = true
+        defer { thread.removeObject(forKey: marker) }
+        let written = try pool.withConnection { connection in
+            try runTransaction(on: connection, begin: "BEGIN", kind: .write) { transaction in
+                if let origin {
+                    try connection.query("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
+                }
+                let value = try body(transaction)
+                return (value, try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar)
+            } afterCommit: { written in
+                guard case .text(let transactionID)? = written.1 else { return CommittedWrite(value: written.0, sequence: nil) }
+                let sequence = try connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
+                guard case .integer(let number)? = sequence else { return CommittedWrite(value: written.0, sequence: nil) }
+                return CommittedWrite(value: written.0, sequence: number)
+            }
+        }
+        if let sequence = written.sequence { didCommit(sequence: sequence) }
+        return written
+    }
+
+    /// Runs `body` in a read transaction: every query in it sees the same snapshot (REPEATABLE READ), and writes are
+    /// refused (READ ONLY: ``/ObservableStoreCore/StoreError/Code/readOnly``).
+    @discardableResult
+    public func read<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try runTransaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", kind: .read, body) { $0 }
+        }
+    }
+
+    /// Runs `body`, which must run exactly one statement, on a pooled connection without BEGIN and COMMIT: one
+    /// statement is its own snapshot, and this saves two round trips. For the repository's reads.
+    func readOneStatement<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            let transaction = PostgresTransaction(connection: connection, kind: .read, tableColumns: tableColumns)
+            defer { transaction.end() }
+            return try body(transaction)
+        }
+    }
+
+    /// The last commit sequence assigned in this store (0 before the first commit).
+    public func lastSequence() throws -> Int64 {
+        try read { try $0.lastSequence() }
+    }
+
+    /// `begin`, `body` with a transaction, COMMIT, then `afterCommit` with what `body` returned; ROLLBACK when
+    /// `body` or COMMIT throws, and the error rethrown.
+    private func runTransaction<Body, T>(
+        on connection: ServerConnection, begin: String, kind: PostgresTransaction.Kind,
+        _ body: (PostgresTransaction) throws -> Body, afterCommit: (Body) throws -> T
+    ) throws -> T {
+        try connection.execute(begin)
+        let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
+        let result: Body
+        do {
+            defer { transaction.end() }
+            result = try body(transaction)
+            try connection.execute("COMMIT")
+        } catch {
+            if !connection.isClosed { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        return try afterCommit(result)
+    }
+}
+#endif

@@ -1,0 +1,58 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import ObservableStorePostgres
+import StorePostgres
+import Testing
+
+/// Capture on a service's own tables, and `check()` finding it missing or disabled.
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct PostgresCaptureTests {
+    @Test func installCaptureObservesAServiceTableOnce() throws {
+        try TestServer.withStore { store, url in
+            try store.write { try $0.execute("CREATE TABLE \"Tasks\" (id text PRIMARY KEY, done boolean NOT NULL)") }
+            try store.installCapture(on: "Tasks")
+            try store.installCapture(on: "Tasks")  // already there: nothing to do
+            try withAdmin(url) { admin in
+                // Another client's write is captured like the store's own.
+                try admin.execute("INSERT INTO \"Tasks\" VALUES ('t1', false)")
+                try admin.execute("UPDATE \"Tasks\" SET done = true")
+                let changes = try admin.query("SELECT tbl, op, new_row->>'done' FROM _store_changes ORDER BY ord").rows
+                #expect(changes == [[.text("Tasks"), .text("I"), .text("false")], [.text("Tasks"), .text("U"), .text("true")]])
+                #expect(try integer(admin, "SELECT max(seq) FROM _store_commits") == 2)
+                // A partly removed capture is reinstalled whole.
+                try admin.execute("DROP TRIGGER _store_capture_delete ON \"Tasks\"")
+            }
+            try store.installCapture(on: "Tasks")
+            #expect(try store.check() == [])
+            let missing = #expect(throws: StoreError.self) { try store.installCapture(on: "nowhere") }
+            #expect(missing?.code == .notFound)
+            let own = #expect(throws: StoreError.self) { try store.installCapture(on: "_store_changes") }
+            #expect(own?.code == .invalidInput)
+        }
+    }
+
+    @Test func checkReportsAMissingAndADisabledTrigger() throws {
+        try TestServer.withStore { store, url in
+            #expect(try store.check() == [])
+            try store.write { try $0.execute("CREATE TABLE plain (id bigint PRIMARY KEY)") }
+            try withAdmin(url) { admin in
+                try admin.execute("ALTER TABLE nodes DISABLE TRIGGER _store_capture_update")
+                try admin.execute("DROP TRIGGER _store_capture_truncate ON user_info")
+            }
+            #expect(try store.check() == [
+                "capture: trigger _store_capture_update on table nodes is disabled",
+                "capture: table plain is missing trigger _store_capture_insert, _store_capture_delete, "
+                    + "_store_capture_update, _store_capture_truncate",
+                "capture: table user_info is missing trigger _store_capture_truncate",
+            ])
+            try withAdmin(url) { admin in
+                try admin.execute("ALTER TABLE nodes ENABLE TRIGGER _store_capture_update")
+                try admin.execute("DROP TABLE plain")
+            }
+            try store.installCapture(on: "user_info")
+            #expect(try store.check() == [] as [String])
+        }
+    }
+}
+#endif
