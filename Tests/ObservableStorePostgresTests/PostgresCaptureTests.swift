@@ -13,7 +13,7 @@ struct PostgresCaptureTests {
             try store.write { try $0.execute("CREATE TABLE \"Tasks\" (id text PRIMARY KEY, done boolean NOT NULL)") }
             try store.installCapture(on: "Tasks")
             try store.installCapture(on: "Tasks")  // already there: nothing to do
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 // Another client's write is captured like the store's own.
                 try admin.execute("INSERT INTO \"Tasks\" VALUES ('t1', false)")
                 try admin.execute("UPDATE \"Tasks\" SET done = true")
@@ -36,7 +36,7 @@ struct PostgresCaptureTests {
         try TestServer.withStore { store, url in
             #expect(try store.check() == [])
             try store.write { try $0.execute("CREATE TABLE plain (id bigint PRIMARY KEY)") }
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 try admin.execute("ALTER TABLE nodes DISABLE TRIGGER _store_capture_update")
                 try admin.execute("DROP TRIGGER _store_capture_truncate ON user_info")
             }
@@ -46,7 +46,7 @@ struct PostgresCaptureTests {
                     + "_store_capture_update, _store_capture_truncate",
                 "capture: table user_info is missing trigger _store_capture_truncate",
             ])
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 try admin.execute("ALTER TABLE nodes ENABLE TRIGGER _store_capture_update")
                 try admin.execute("DROP TABLE plain")
             }

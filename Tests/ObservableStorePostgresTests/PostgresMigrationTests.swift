@@ -46,7 +46,7 @@ struct PostgresMigrationTests {
                  .text("ObservableStorePostgres \(PostgresStore.libraryVersion)")],
             ])
             try PostgresStore(url: url.text, configuration: try billing([createInvoices])).close()
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try admin.query(query).rows == history, "the second open applied nothing")
                 #expect(try integer(admin, "SELECT count(*) FROM _store_commits") == 0, "a new database logs no schema change")
             }
@@ -57,7 +57,7 @@ struct PostgresMigrationTests {
         try TestServer.withDatabase { url in
             try PostgresStore(url: url.text).close()
             try PostgresStore(url: url.text, configuration: try billing([createInvoices])).close()
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 let rows = try admin.query("SELECT seq, origin, schema_changed FROM _store_commits").rows
                 #expect(rows == [[.integer(1), .text("migration:billing/0001_step_1"), .integer(1)]])
             }
@@ -67,7 +67,7 @@ struct PostgresMigrationTests {
     @Test func aDatabaseMigratedByNewerCodeIsRefusedAndLeftUnchanged() throws {
         try TestServer.withDatabase { url in
             try PostgresStore(url: url.text).close()
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 try admin.execute(
                     "INSERT INTO _store_migrations VALUES ('store', 9999, 'future', 'x', now(), 0, 'the future')")
             }
@@ -76,7 +76,7 @@ struct PostgresMigrationTests {
             }
             #expect(refused?.code == .schemaTooNew)
             #expect(refused?.message.contains("9999") == true)
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT count(*) FROM _store_migrations") == 2)
                 #expect(try admin.query("SELECT to_regclass('invoices') IS NULL").scalar == .integer(1), "billing was not applied")
             }
@@ -99,7 +99,7 @@ struct PostgresMigrationTests {
             }
             #expect(failing?.code == .migrationConflict)
             #expect(failing?.message.contains("0002_step_2 of set billing failed") == true)
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT count(*) FROM _store_migrations") == 2)
                 #expect(try integer(admin, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'paid'") == 0)
             }
@@ -139,7 +139,7 @@ struct PostgresMigrationTests {
             for opener in openers {
                 #expect(try opener.result("an opener") == nil)
             }
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT count(*) FROM _store_migrations") == 2)
                 #expect(try integer(admin, "SELECT count(*) FROM pg_trigger WHERE tgname LIKE '\\_store\\_capture\\_%'") == 12)
             }

@@ -180,7 +180,7 @@ struct PostgresRecordTests {
             #expect(noColumns?.code == .invalidInput)
             let keyColumn = #expect(throws: StoreError.self) { try nodes.update(NodeVO(id: 1, name: "x", x: 0, y: 0), columns: ["id"]) }
             #expect(keyColumn?.code == .invalidInput)
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT count(*) FROM nodes") == 0)
                 #expect(try integer(admin, "SELECT count(*) FROM user_info") == 1)
                 #expect(try integer(admin, "SELECT count(*) FROM _store_commits") == 1, "only the insert of ada committed")

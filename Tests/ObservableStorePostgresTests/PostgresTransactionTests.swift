@@ -19,7 +19,7 @@ struct PostgresTransactionTests {
                     throw Failure()
                 }
             }
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT count(*) FROM nodes") == 0)
                 #expect(try integer(admin, "SELECT count(*) FROM _store_commits") == 0)
                 #expect(try integer(admin, "SELECT count(*) FROM _store_changes") == 0)
@@ -55,7 +55,7 @@ struct PostgresTransactionTests {
             #expect(written.value == "nested")
             let names = try store.read { try $0.fetchAll(Query<NodeVO>().order(by: .name)) }.map(\.name)
             #expect(names == ["after", "before", "nested"])
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT change_count FROM _store_commits") == 3)
                 #expect(try integer(admin, "SELECT count(*) FROM _store_changes") == 3)
             }
@@ -72,7 +72,7 @@ struct PostgresTransactionTests {
             #expect(nothing.sequence == nil)
             #expect(nothing.value == 2)
             #expect(try store.lastSequence() == 2)
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 let rows = try admin.query("SELECT seq, origin, tables, change_count FROM _store_commits ORDER BY seq").rows
                 #expect(rows == [
                     [.integer(1), .text("canvas"), .text("nodes"), .integer(1)],
@@ -80,7 +80,7 @@ struct PostgresTransactionTests {
                 ])
             }
             try store.repository(NodeVO.self, origin: "repo").insert(NodeVO(name: "c", x: 0, y: 0))
-            try withAdmin(url) { admin in
+            try withAdmin(url) { admin throws in
                 #expect(try admin.query("SELECT origin FROM _store_commits WHERE seq = 3").scalar == .text("repo"))
             }
         }
