@@ -18,10 +18,22 @@ package final class ServerConnection: @unchecked Sendable {
     /// The id postgres-nio logs a connection with.
     private static let nextID = Atomic<Int>(0)
 
+    /// Whether the connection closed, and the statement waiting for its answer (one at a time), woken by the close.
+    private let closeWatch = Mutex<(isClosed: Bool, waiter: DispatchSemaphore?)>((false, nil))
+
     private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
         self.url = url
         self.connection = connection
         self.logger = logger
+        connection.closeFuture.whenComplete { [weak self] _ in self?.wakeWaiterOnClose() }
+    }
+
+    private func wakeWaiterOnClose() {
+        let waiter = closeWatch.withLock { watch in
+            watch.isClosed = true
+            return watch.waiter
+        }
+        waiter?.signal()
     }
 
     /// Connects to `url`. Throws ``StoreError/Code/unavailable`` (with the reason: refused, timed out, login
@@ -50,16 +62,42 @@ package final class ServerConnection: @unchecked Sendable {
     /// Runs one statement with `values` bound to `$1`, `$2`, … and returns its rows.
     @discardableResult
     package func query(_ sql: String, _ values: [DatabaseValue] = []) throws -> ServerResult {
+        // A statement sent on a connection the server already closed is never answered (postgres-nio 1.33.2 with a
+        // listener registered): fail at once instead.
+        guard !connection.isClosed else {
+            throw StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
+        }
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { ServerValueCodec.bind(value, into: &bindings) }
         do {
-            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            let result = try answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), sql: sql)
             return try ServerResult(result)
         } catch let error as StoreError {
             throw error
         } catch {
             throw ServerError.failed(sql: sql, error, url: url)
         }
+    }
+
+    /// Waits for `future`, or for the connection to close first: a statement the server never answers because the
+    /// connection died (postgres-nio 1.33.2 leaves it pending when a listener is registered) fails instead of
+    /// waiting forever.
+    private func answer<T: Sendable>(to future: EventLoopFuture<T>, sql: String) throws -> T {
+        let settled = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        future.whenComplete { result in
+            outcome.withLock { $0 = result }
+            settled.signal()
+        }
+        let closedAlready = closeWatch.withLock { watch in
+            watch.waiter = settled
+            return watch.isClosed
+        }
+        if closedAlready { settled.signal() }
+        settled.wait()
+        closeWatch.withLock { $0.waiter = nil }
+        if let result = outcome.withLock({ $0 }) { return try result.get() }
+        throw StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
     }
 
     /// Runs one statement and returns how many rows it inserted, updated or deleted.
@@ -78,9 +116,10 @@ package final class ServerConnection: @unchecked Sendable {
 
     /// Starts listening on `channel`: `handler` gets each notification's payload, on the connection's event loop
     /// (it must return quickly). Notifications arrive only while the connection is open and not in a transaction.
+    /// postgres-nio sends the `LISTEN` itself, ahead of any later statement: once this returns, it is in effect.
     package func listen(on channel: String, _ handler: @escaping @Sendable (String) -> Void) throws {
         connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
-        try execute("LISTEN \(ServerConnection.quoteIdentifier(channel))")
+        try execute("SELECT 1")
     }
 
     /// Calls `handler` once when the connection closes, for whatever reason.
