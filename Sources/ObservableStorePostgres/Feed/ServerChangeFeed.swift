@@ -34,7 +34,7 @@ final class ServerChangeFeed: @unchecked Sendable {
     private var stopRequested = false  // guarded by condition
     private var processID: Int64?  // guarded by condition
     private var connectCount = 0  // guarded by condition
-    private var connection: ServerConnection?  // feed thread only
+    private var connection: ServerConnection?  // written on the feed thread only, under condition; read by stop()
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
@@ -65,17 +65,25 @@ final class ServerChangeFeed: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the feed thread, waits for it, and closes its connection.
+    /// Stops the feed thread, waits for it (at most ``stopTimeout``), and closes its connection. Closing the
+    /// connection first ends a read the thread may be waiting for.
     func stop() {
-        let wasRunning = condition.withLock { () -> Bool in
+        let (wasRunning, current) = condition.withLock { () -> (Bool, ServerConnection?) in
             defer {
                 stopRequested = true
                 condition.broadcast()
             }
-            return !stopRequested && thread != nil
+            return (!stopRequested && thread != nil, connection)
         }
-        if wasRunning { finished.wait() }
+        guard wasRunning else { return }
+        current?.close()
+        if finished.wait(timeout: .now() + ServerChangeFeed.stopTimeout) == .timedOut {
+            logger.error("the change feed thread did not stop in time; leaving it")
+        }
     }
+
+    /// How long ``stop()`` waits for the feed thread.
+    static let stopTimeout: Double = 5
 
     /// Makes the feed read the log now (a notification, a lost connection).
     func wake() {
@@ -91,11 +99,21 @@ final class ServerChangeFeed: @unchecked Sendable {
         var backoff = ServerChangeFeed.firstBackoff
         while !isStopping {
             if connection?.isClosed ?? true {
-                condition.withLock { processID = nil }
-                connection?.close()
-                connection = nil
+                let lost = condition.withLock { () -> ServerConnection? in
+                    defer {
+                        processID = nil
+                        connection = nil
+                    }
+                    return connection
+                }
+                lost?.close()
                 do {
-                    connection = try connect()
+                    let fresh = try connect()
+                    let stopping = condition.withLock { () -> Bool in
+                        if !stopRequested { connection = fresh }
+                        return stopRequested
+                    }
+                    if stopping { fresh.close() }
                     backoff = ServerChangeFeed.firstBackoff
                 } catch {
                     logger.warning("change feed cannot connect; retrying", metadata: ["error": "\(error)", "in": "\(backoff)"])
@@ -107,8 +125,7 @@ final class ServerChangeFeed: @unchecked Sendable {
             if let connection { read(on: connection) }
             sleep(for: pollInterval)
         }
-        connection?.close()
-        connection = nil
+        condition.withLock { connection }?.close()
     }
 
     /// A new connection, listening.
