@@ -3,7 +3,6 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
-import Synchronization
 import Testing
 
 /// Durable listeners on PostgreSQL: a cursor row, one consumer per name by a session advisory lock, takeover,
