@@ -27,6 +27,7 @@ extension PostgresURL {
 }
 
 /// A connection of its own to `url`, for looking at the database behind the store's back.
+@discardableResult
 func withAdmin<T>(_ url: PostgresURL, _ body: (ServerConnection) throws -> T) throws -> T {
     let connection = try ServerConnection.connect(url)
     defer { connection.close() }

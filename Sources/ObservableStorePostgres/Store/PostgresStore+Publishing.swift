@@ -1,8 +1,32 @@
 #if PostgreSQL
+import Foundation
+import Logging
 import ObservableStoreCore
 
 extension PostgresStore {
-    /// Called after a write committed with `sequence`, on the writing thread. Delivery (the change feed) replaces this.
-    func didCommit(sequence: Int64) {}
+    /// Publishes this store's commit `sequence` to the listeners once its COMMIT succeeded: immediate listeners are
+    /// called before this returns, the others on their delivery threads. Exactly once together with the change feed,
+    /// which sees the same commit in the log (the publisher skips what it already published). Every
+    /// ``/ObservableStoreCore/RetentionPolicy/pruneInterval`` own commits, the change log is pruned off this thread.
+    package func didCommit(sequence: Int64) {
+        observation.publishOwnCommit(sequence)
+        if observation.pruningIsDue(every: configuration.retention.pruneInterval) {
+            DispatchQueue.global(qos: .utility).async { [weak self] in
+                guard let self else { return }
+                do {
+                    try self.pruneChangeLog()
+                } catch {
+                    self.configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// The server process of the change feed's connection (`pg_backend_pid()`), nil while it is disconnected or when
+    /// the store does not track changes: for tests and diagnostics.
+    package var changeFeedProcessID: Int64? { observation.feed?.serverProcessID }
+
+    /// How many times the change feed has connected (1 until a reconnect).
+    package var changeFeedConnections: Int { observation.feed?.connections ?? 0 }
 }
 #endif

@@ -31,6 +31,8 @@ public final class PostgresStore: Sendable {
     let registry: ListenerRegistry
     /// Each table's column types, for binding records.
     let tableColumns = TableColumnsCache()
+    /// The publisher, the change feed and what they read the log with (PostgresStore+Publishing.swift).
+    let observation: ServerObservation
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and applies the store's
     /// migrations (``PostgresStoreConfiguration/migrationPolicy``; docs/POSTGRES.md, "Migrations").
@@ -47,11 +49,14 @@ public final class PostgresStore: Sendable {
         self.configuration = configuration
         self.pool = ServerConnectionPool(url: serverURL, maximum: configuration.maximumConnectionCount, logger: configuration.logger)
         let context = DeliveryContext(spinWindow: configuration.deliverySpinWindow) { true }
-        self.registry = ListenerRegistry(
+        let registry = ListenerRegistry(
             context: context, logger: configuration.logger, errorHandler: configuration.listenerErrorHandler)
+        self.registry = registry
         do {
-            try pool.withConnection { connection in
+            let pool = self.pool
+            self.observation = try pool.withConnection { connection in
                 try PostgresMigrator(connection: connection, configuration: configuration).open()
+                return try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
             }
             tableColumns.removeAll()
         } catch {
@@ -66,6 +71,7 @@ public final class PostgresStore: Sendable {
 
     /// Closes every connection and ends every change sequence.
     public func close() {
+        observation.stop()
         registry.close()
         pool.close()
     }

@@ -11,6 +11,13 @@ public struct PostgresStoreConfiguration: Sendable {
     public var changeFeedPollInterval: Duration = .milliseconds(250)
     /// How long a spin-waiting delivery thread spins before it sleeps (see the core's delivery).
     public var deliverySpinWindow: Duration = .microseconds(200)
+    /// How much of the change log the store keeps (pruned every ``RetentionPolicy/pruneInterval`` own commits, and by
+    /// ``PostgresStore/pruneChangeLog()``), as on SQLite.
+    public var retention = RetentionPolicy()
+    /// How long a durable listener whose name another session holds waits to take it over (retrying every 250 ms)
+    /// before it gives up and reports ``/ObservableStoreCore/StoreError/Code/busy`` to ``listenerErrorHandler``; nil
+    /// (the default): it stands by until the holder's session ends.
+    public var durableListenerClaimTimeout: Duration?
     /// Whether commits are delivered to listeners (the change feed runs); off for tools that only read and write.
     public var tracksChanges = true
     /// Who applied migrations, recorded in the history (`applied_by`).

@@ -1,0 +1,64 @@
+#if PostgreSQL
+import ObservableStoreCore
+import StorePostgres
+
+// The PostgreSQL engine's side of the core's engine protocol: snapshots in REPEATABLE READ on pooled connections,
+// the change log (`_store_commits`, `_store_changes`), and durable cursors (`_store_listeners`).
+extension PostgresStore: StoreEngine {
+    package func readSnapshot<T>(_ body: (PostgresTransaction) throws -> T) throws -> (value: T, sequence: Int64) {
+        // REPEATABLE READ: what `body` reads and the head read after it are one snapshot.
+        try read { transaction in (try body(transaction), try transaction.lastSequence()) }
+    }
+
+    package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [ServerLogEntry], last: Int64) {
+        try withSnapshot { connection in
+            let last = try ServerLogReader.head(on: connection)
+            let entries = try ServerLogReader(connection: connection, layouts: observation.layouts)
+                .entries(after: sequence, through: last, limit: limit)
+            return (entries, last)
+        }
+    }
+
+    package func advanceCursor(of name: String, to sequence: Int64) throws {
+        try pool.withConnection { connection in try ServerDurableCursor.advance(name, to: sequence, on: connection) }
+    }
+
+    package func cursor(of name: String, isAtLeast sequence: Int64) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.query("SELECT cursor_seq >= $1 FROM _store_listeners WHERE name = $2", [.integer(sequence), .text(name)])
+                .scalar == .integer(1)
+        }
+    }
+
+    /// Runs `body` in a read-only REPEATABLE READ transaction on a pooled connection: every statement in it sees
+    /// the same snapshot.
+    func withSnapshot<T>(_ body: (ServerConnection) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let value = try body(connection)
+                try connection.execute("COMMIT")
+                return value
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a READ COMMITTED write transaction on a pooled connection, committed when it returns.
+    func withServerTransaction<T>(_ body: (ServerConnection) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                let value = try body(connection)
+                try connection.execute("COMMIT")
+                return value
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}
+#endif

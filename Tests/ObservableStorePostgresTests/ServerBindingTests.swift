@@ -1,0 +1,85 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import ObservableStorePostgres
+import StorePostgres
+import Synchronization
+import Testing
+
+/// Bind-and-fire, observed values and exactly-once acknowledgement through the store's own writes on PostgreSQL.
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct ServerBindingTests {
+    @Test func bindAndFireWithARacingWriterHasNoGapAndNoDuplicate() throws {
+        try ObservedServer.with { server in
+            let store = try server.openStore()
+            defer { store.close() }
+            let node = try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
+            let stop = Atomic<Bool>(false)
+            let writes = Atomic<Int>(0)
+            let writer = Thread {
+                var x = 1.0
+                while !stop.load(ordering: .relaxed) {
+                    try? store.write { tx in try tx.update(NodeVO(id: node.id, name: "n", x: x, y: 0)) }
+                    writes.add(1, ordering: .relaxed)
+                    x += 1
+                }
+            }
+            writer.start()
+            try waitUntil { writes.load(ordering: .relaxed) >= 3 }
+            let seen = Mutex<[Double]>([])
+            let token = try store.bindAndFire("detail", NodeVO.self, key: node.id!) { node in
+                seen.withLock { $0.append(node?.x ?? -1) }
+            }
+            defer { token.cancel() }
+            try waitUntil { writes.load(ordering: .relaxed) >= 40 }
+            stop.store(true, ordering: .relaxed)
+            let final = try #require(try store.read { try $0.fetch(NodeVO.self, key: node.id!) }?.x)
+            try waitUntil { seen.withLock { $0.last } == final }
+            let values = seen.withLock { $0 }
+            // Each write adds 1 to x: the values seen are consecutive from the first read on.
+            #expect(values == Array(stride(from: values[0], through: final, by: 1)), "no gap, no duplicate")
+        }
+    }
+
+    @Test func observedValuesFollowEveryWriter() async throws {
+        try await ObservedServer.withAsync { server in
+            let store = try server.openStore()
+            defer { store.close() }
+            var iterator = try store.values(of: Query<NodeVO>().order(by: "name")).makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first?.value.isEmpty == true)
+            let sequence = try #require(try server.commit("INSERT INTO nodes (name, x, y) VALUES ('from psql', 1, 2)"))
+            var latest = try await iterator.next()
+            while let current = latest, current.sequence < sequence { latest = try await iterator.next() }
+            #expect(latest?.value.map(\.name) == ["from psql"])
+            #expect(latest?.sequence == sequence)
+        }
+    }
+
+    @Test func acknowledgingInTheStoresWriteHappensOnce() throws {
+        try ObservedServer.with { server in
+            try server.psql.execute("CREATE TABLE outbox (seq bigint PRIMARY KEY)")
+            let store = try server.openStore()
+            defer { store.close() }
+            let token = try store.listenDurably("outbox", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                try store.write { tx in
+                    try tx.execute("INSERT INTO outbox (seq) VALUES (?)", [delivery.commit.sequence])
+                    try delivery.acknowledge(in: tx)
+                }
+            }
+            defer { token.cancel() }
+            var written: [Int64] = []
+            for index in 0..<5 {
+                let commit = try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
+                written.append(try #require(commit.sequence))
+            }
+            try waitUntil { try server.psql.query("SELECT count(*) FROM outbox").scalar == .integer(5) }
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(try server.psql.query("SELECT array_agg(seq ORDER BY seq)::text FROM outbox").scalar
+                == .text("{" + written.map(String.init).joined(separator: ",") + "}"))
+            #expect(try store.durableListeners().first?.cursor == written.last)
+        }
+    }
+}
+#endif

@@ -1,0 +1,189 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+import ObservableStorePostgres
+import StorePostgres
+import Testing
+
+/// Durable listeners on PostgreSQL: a cursor row, one consumer per name by a session advisory lock, takeover,
+/// compare-and-set acknowledgement, retention.
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct ServerDurableListenerTests {
+    /// Inserts `count` nodes, one commit each; returns their sequences.
+    private func insertNodes(_ server: ObservedServer, _ count: Int, prefix: String = "n") throws -> [Int64] {
+        try (0..<count).map { index in
+            try #require(try server.commit("INSERT INTO nodes (name, x, y) VALUES ('\(prefix)\(index)', 0, 0)"))
+        }
+    }
+
+    /// The durable commits received so far.
+    private func sequences(_ log: DurableLog) -> [Int64] { log.sequences }
+
+    @Test func itResumesAfterCloseAndReopenFromItsCursor() throws {
+        try ObservedServer.with { server in
+            let received = DurableLog()
+            var store = try server.openStore()
+            var token = try store.listenDurably("mailer", filter: .table("nodes")) { event in received.record(event) }
+            let first = try insertNodes(server, 3)
+            try waitUntil { sequences(received) == first }
+            token.cancel()
+            store.close()
+            let whileAway = try insertNodes(server, 4, prefix: "away")
+            try server.commit("INSERT INTO user_info (id, name) VALUES ('me', 'Ada')")  // not for this filter
+            store = try server.openStore()
+            defer { store.close() }
+            token = try store.listenDurably("mailer", filter: .table("nodes")) { event in received.record(event) }
+            defer { token.cancel() }
+            let live = try insertNodes(server, 2, prefix: "live")
+            try waitUntil { sequences(received).count >= 9 }
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(sequences(received) == first + whileAway + live, "each once, in order, none lost")
+            let info = try #require(try store.durableListeners().first)
+            #expect(info.name == "mailer")
+            try waitUntil { (try store.durableListeners().first?.cursor ?? 0) == live.last! }
+        }
+    }
+
+    @Test func aSecondClaimantWaitsAndTakesOverWhenTheHolderCloses() throws {
+        try ObservedServer.with { server in
+            let firstLog = DurableLog()
+            let secondLog = DurableLog()
+            let holder = try server.openStore()
+            let standby = try server.openStore()
+            defer { standby.close() }
+            let firstToken = try holder.listenDurably("one", startingAt: .beginning) { event in firstLog.record(event) }
+            try waitUntil { sequences(firstLog).isEmpty && holderHolds(server, "one") }
+            let secondToken = try standby.listenDurably("one") { event in secondLog.record(event) }
+            defer { secondToken.cancel() }
+            let before = try insertNodes(server, 3)
+            try waitUntil { sequences(firstLog) == before }
+            Thread.sleep(forTimeInterval: 0.6)
+            #expect(sequences(secondLog).isEmpty, "the standby delivers nothing while the name is held")
+            firstToken.cancel()
+            holder.close()
+            let after = try insertNodes(server, 3, prefix: "after")
+            try waitUntil { sequences(secondLog) == after }
+            #expect(sequences(firstLog) == before)
+        }
+    }
+
+    @Test func theStandbyTakesOverWhenTheHoldersSessionIsKilled() throws {
+        try ObservedServer.with { server in
+            let firstLog = DurableLog()
+            let secondLog = DurableLog()
+            let holder = try server.openStore()
+            defer { holder.close() }
+            let standby = try server.openStore()
+            defer { standby.close() }
+            let firstToken = try holder.listenDurably("one") { event in firstLog.record(event) }
+            defer { firstToken.cancel() }
+            try waitUntil { holderHolds(server, "one") }
+            let secondToken = try standby.listenDurably("one") { event in secondLog.record(event) }
+            defer { secondToken.cancel() }
+            let before = try insertNodes(server, 2)
+            try waitUntil { sequences(firstLog) == before }
+            // Kill the holder's lock session: the standby takes the name; the holder stops and stands by.
+            try server.psql.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                    + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
+            Thread.sleep(forTimeInterval: 0.8)
+            let after = try insertNodes(server, 3, prefix: "after")
+            try waitUntil { sequences(firstLog).count + sequences(secondLog).count >= 5 }
+            Thread.sleep(forTimeInterval: 0.5)
+            let all = (sequences(firstLog) + sequences(secondLog)).sorted()
+            #expect(all == before + after, "every commit once across the two consumers")
+            #expect(holderHolds(server, "one"), "one of them holds the name again")
+        }
+    }
+
+    @Test func acknowledgingInTheHandlersTransactionIsACompareAndSet() throws {
+        try ObservedServer.with { server in
+            try server.psql.execute("CREATE TABLE effects (seq bigint PRIMARY KEY)")
+            let store = try server.openStore()
+            defer { store.close() }
+            let effects = try ServerConnection.connect(server.url)
+            defer { effects.close() }
+            let token = try store.listenDurably("effects", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                try effects.execute("BEGIN")
+                do {
+                    try effects.execute("INSERT INTO effects VALUES ($1)", [.integer(delivery.commit.sequence)])
+                    try store.acknowledge(delivery, on: effects)
+                    try effects.execute("COMMIT")
+                } catch {
+                    _ = try? effects.execute("ROLLBACK")
+                    throw error
+                }
+            }
+            defer { token.cancel() }
+            let written = try insertNodes(server, 5)
+            try waitUntil { try server.psql.query("SELECT count(*) FROM effects").scalar == .integer(5) }
+            // A second consumer that acknowledges a commit already acknowledged fails, and its effects roll back.
+            let stale = try ServerConnection.connect(server.url)
+            defer { stale.close() }
+            try stale.execute("BEGIN")
+            try stale.execute("INSERT INTO effects VALUES (-1)")
+            let error = #expect(throws: StoreError.self) {
+                try store.acknowledge(
+                    DurableCommit(
+                        commit: Commit(sequence: written[2], committedAt: Date(), origin: nil, changes: [], schemaChanged: false),
+                        listenerName: "effects", acknowledged: LockedValue(false)), on: stale)
+            }
+            #expect(error?.code == .busy)
+            try stale.execute("ROLLBACK")
+            #expect(try server.psql.query("SELECT array_agg(seq ORDER BY seq)::text FROM effects").scalar
+                == .text("{" + written.map(String.init).joined(separator: ",") + "}"))
+        }
+    }
+
+    @Test func aCursorBehindTheRetainedLogGetsCursorExpired() throws {
+        try ObservedServer.with { server in
+            let store = try server.openStore { $0.retention = RetentionPolicy(minimumKeptCommits: 2, minimumKeptAge: nil, hardCapCommits: 2) }
+            defer { store.close() }
+            let received = DurableLog()
+            var token = try store.listenDurably("slow") { event in received.record(event) }
+            token.cancel()
+            let written = try insertNodes(server, 6)
+            #expect(try store.pruneChangeLog() == 4)
+            #expect(try server.psql.query("SELECT value FROM _store_meta WHERE key = 'pruned_through'").scalar == .integer(written[3]))
+            #expect(try server.psql.query("SELECT count(*) FROM _store_changes").scalar == .integer(2))
+            token = try store.listenDurably("slow") { event in received.record(event) }
+            defer { token.cancel() }
+            try waitUntil { sequences(received).count >= 2 }
+            let events = received.all
+            guard case .resync(.cursorExpired(let missed)) = events.first else {
+                Issue.record("expected cursorExpired first, got \(events)")
+                return
+            }
+            #expect(missed == written[0]...written[3])
+            #expect(sequences(received) == Array(written[4...]))
+        }
+    }
+
+    @Test func pruningKeepsWhatADurableCursorNeeds() throws {
+        try ObservedServer.with { server in
+            let store = try server.openStore { $0.retention = RetentionPolicy(minimumKeptCommits: 0, minimumKeptAge: nil, hardCapCommits: nil) }
+            defer { store.close() }
+            let token = try store.listenDurably("held") { _ in throw StoreError(.busy, "not now") }
+            defer { token.cancel() }
+            _ = try insertNodes(server, 3)
+            #expect(try store.pruneChangeLog() == 0, "the cursor still needs every commit")
+            token.cancel()
+            try store.resetDurableListener("held", to: 2)
+            #expect(try store.pruneChangeLog() == 2)
+            #expect(try store.deleteDurableListener("held"))
+            #expect(try store.pruneChangeLog() == 1)
+            let missing = #expect(throws: StoreError.self) { try store.resetDurableListener("nobody", to: 1) }
+            #expect(missing?.code == .notFound)
+        }
+    }
+
+    /// Whether some session holds durable listener `name`'s lock.
+    private func holderHolds(_ server: ObservedServer, _ name: String) -> Bool {
+        (try? server.psql.query(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                + "AND objid::bigint = (hashtext('store.listener:' || $1)::bigint & 4294967295)", [.text(name)]).scalar)
+            == .integer(1)
+    }
+}
+#endif
