@@ -122,6 +122,17 @@ package final class ServerConnection: @unchecked Sendable {
         try execute("SELECT 1")
     }
 
+    /// Ends the open transaction with ROLLBACK after a failure; when even that fails, closes the connection, so that it
+    /// never goes back to a pool still inside a transaction.
+    package func rollbackOrClose() {
+        guard !isClosed else { return }
+        do {
+            try execute("ROLLBACK")
+        } catch {
+            close()
+        }
+    }
+
     /// Calls `handler` once when the connection closes, for whatever reason.
     package func onClose(_ handler: @escaping @Sendable () -> Void) {
         connection.closeFuture.whenComplete { _ in handler() }

@@ -17,11 +17,16 @@ package final class ServerConnectionPool: @unchecked Sendable {
     private var isClosed = false
 
     /// A pool for `url`; no connection is opened yet.
-    package init(url: PostgresURL, maximum: Int, logger: Logger) {
+    package init(url: PostgresURL, maximum: Int, logger: Logger, checkOutTimeout: Duration = .seconds(30)) {
         self.url = url
+        self.checkOutTimeout = checkOutTimeout
         self.maximum = max(1, maximum)
         self.logger = logger
     }
+
+    /// How long a caller waits for a connection when ``maximum`` are in use before it gets
+    /// ``StoreError/Code/busy`` (a read inside a write on every connection at once would otherwise wait for ever).
+    package let checkOutTimeout: Duration
 
     /// Runs `body` with a connection of the pool, waiting for one when ``maximum`` are in use.
     package func withConnection<T>(_ body: (ServerConnection) throws -> T) throws -> T {
@@ -52,6 +57,8 @@ package final class ServerConnectionPool: @unchecked Sendable {
     }
 
     private func checkOut() throws -> ServerConnection {
+        let (seconds, attoseconds) = checkOutTimeout.components
+        let deadline = Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
         condition.lock()
         while true {
             if isClosed {
@@ -63,7 +70,11 @@ package final class ServerConnectionPool: @unchecked Sendable {
                 return connection
             }
             if openCount < maximum { break }
-            condition.wait()
+            guard condition.wait(until: deadline) || Date() < deadline else {
+                condition.unlock()
+                throw StoreError(
+                    .busy, "all \(maximum) connections to \(url) stayed in use for \(checkOutTimeout) (a read inside a write on each?)")
+            }
         }
         openCount += 1
         condition.unlock()

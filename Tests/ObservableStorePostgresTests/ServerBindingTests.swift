@@ -16,7 +16,9 @@ struct ServerBindingTests {
             let node = try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
             let stop = Atomic<Bool>(false)
             let writes = Atomic<Int>(0)
+            let finished = Atomic<Bool>(false)
             let writer = Thread {
+                defer { finished.store(true, ordering: .sequentiallyConsistent) }
                 var x = 1.0
                 while !stop.load(ordering: .relaxed) {
                     try? store.write { tx in try tx.update(NodeVO(id: node.id, name: "n", x: x, y: 0)) }
@@ -33,6 +35,7 @@ struct ServerBindingTests {
             defer { token.cancel() }
             try waitUntil { writes.load(ordering: .relaxed) >= 40 }
             stop.store(true, ordering: .relaxed)
+            try waitUntil { finished.load(ordering: .sequentiallyConsistent) }  // its last write is committed
             let final = try #require(try store.read { try $0.fetch(NodeVO.self, key: node.id!) }?.x)
             try waitUntil { seen.withLock { $0.last } == final }
             let values = seen.withLock { $0 }

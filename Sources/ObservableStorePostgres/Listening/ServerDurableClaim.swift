@@ -97,6 +97,8 @@ final class ServerDurableClaim: @unchecked Sendable {
             let error = StoreError(
                 .busy, "durable listener \(name): another session held the name for \(timeout); this listener gave up")
             store.registry.report(error, listener: name)
+            lockConnection?.close()
+            lockConnection = nil
             return
         }
         queue.asyncAfter(deadline: .now() + 0.25) { [weak self] in self?.attempt() }

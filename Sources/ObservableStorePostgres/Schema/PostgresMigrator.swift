@@ -99,7 +99,7 @@ struct PostgresMigrator {
             configuration.logger.info("applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
             return true
         } catch {
-            if !connection.isClosed { _ = try? connection.execute("ROLLBACK") }
+            connection.rollbackOrClose()
             throw error
         }
     }

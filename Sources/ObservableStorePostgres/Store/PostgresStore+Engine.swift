@@ -40,7 +40,7 @@ extension PostgresStore: StoreEngine {
                 try connection.execute("COMMIT")
                 return value
             } catch {
-                _ = try? connection.execute("ROLLBACK")
+                connection.rollbackOrClose()
                 throw error
             }
         }
@@ -55,7 +55,7 @@ extension PostgresStore: StoreEngine {
                 try connection.execute("COMMIT")
                 return value
             } catch {
-                _ = try? connection.execute("ROLLBACK")
+                connection.rollbackOrClose()
                 throw error
             }
         }

@@ -54,7 +54,8 @@ extension PostgresStore {
                 return (value, try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar)
             } afterCommit: { written in
                 guard case .text(let transactionID)? = written.1 else { return CommittedWrite(value: written.0, sequence: nil) }
-                let sequence = try connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
+                // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
+                let sequence = try? connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
                 guard case .integer(let number)? = sequence else { return CommittedWrite(value: written.0, sequence: nil) }
                 return CommittedWrite(value: written.0, sequence: number)
             }
@@ -101,7 +102,7 @@ extension PostgresStore {
             result = try body(transaction)
             try connection.execute("COMMIT")
         } catch {
-            if !connection.isClosed { _ = try? connection.execute("ROLLBACK") }
+            connection.rollbackOrClose()
             throw error
         }
         return try afterCommit(result)
