@@ -1,1 +1,3 @@
+#if PostgreSQL
 import Testing
+#endif
