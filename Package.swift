@@ -132,6 +132,12 @@ let package = Package(
             name: "ObservableStorePostgresTests",
             dependencies: ["ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", logging]
         ),
+        // One conformance suite for both engines: the same cases on a SQLite file and on a PostgreSQL database (its
+        // PostgreSQL suite only with the trait, and skipped with the reason without OBSERVABLE_STORE_POSTGRES_URL).
+        .testTarget(
+            name: "EngineConformanceTests",
+            dependencies: ["ObservableStore", "ObservableStoreCore", "ObservableStorePostgres", "StoreTestSupport"]
+        ),
         .testTarget(
             name: "storectlTests",
             dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]

@@ -1,0 +1,100 @@
+import Foundation
+import ObservableStoreCore
+import StoreTestSupport
+import Testing
+
+extension ConformanceCases {
+    /// Bind and fire while a writer thread races the bind: the values the handler receives go up one by one from the
+    /// value at the bind, with no gap and no duplicate, to the last written value.
+    static func bindAndFireHasNoGapOrDuplicate<E: ConformanceEngine>(_ engine: E) throws {
+        try withStore(engine) { store in
+            let inserted = try insertNodes(store, ["counter"])[0]
+            let key = try #require(inserted.id)
+            let writes = 300
+            let writer = ThreadJob { () -> Result<Void, any Error> in
+                Result {
+                    var counter = inserted
+                    for value in 1...writes {
+                        counter.x = Double(value)
+                        try store.write(origin: "writer") { tx in try tx.update(counter) }
+                    }
+                }
+            }
+            usleep(2_000)  // let the writer start: the bind must race it
+            let received = Recorder<Double?>()
+            let token = try store.bindAndFire("counter", NodeVO.self, key: key, options: ListenerOptions()) { node in
+                received.append(node?.x)
+            }
+            defer { token.cancel() }
+            try writer.result("the writer", timeout: 60).get()
+            try waitUntil("the last value") { received.all.last == Double(writes) }
+            let values = received.all.compactMap { $0 }
+            #expect(values.count == received.count)  // never nil: the record exists throughout
+            let first = try #require(values.first)
+            #expect(values == Array(stride(from: first, through: Double(writes), by: 1)))
+        }
+    }
+
+    /// The key-path form fires only when that property changes; the query form delivers the query's records again
+    /// after each commit to its table; a deleted record fires nil.
+    static func bindAndFireOnAPropertyAndAQuery<E: ConformanceEngine>(_ engine: E) throws {
+        try withStore(engine) { store in
+            var node = try insertNodes(store, ["first"])[0]
+            let key = try #require(node.id)
+            let names = Recorder<String?>()
+            let nameToken = try store.bindAndFire("name", NodeVO.self, key: key, \NodeVO.name, options: ListenerOptions()) {
+                names.append($0)
+            }
+            let lists = Recorder<[String]>()
+            let listToken = try store.bindAndFire(
+                "list", query: Query<NodeVO>().order(by: "name"), options: ListenerOptions()
+            ) { lists.append($0.map(\.name)) }
+            defer { nameToken.cancel(); listToken.cancel() }
+            #expect(names.all == ["first"])  // the first value, before bindAndFire returned
+            #expect(lists.all == [["first"]])
+            node.x = 10
+            try store.write(origin: nil) { tx in try tx.update(node) }  // the name did not change
+            node.name = "renamed"
+            try store.write(origin: nil) { tx in try tx.update(node) }
+            try insertNodes(store, ["another"])
+            // A refetch may reflect later commits too (values coalesce): wait for this one before the next write.
+            try waitUntil("the list with both nodes") { lists.all.last == ["another", "renamed"] }
+            #expect(try store.write(origin: nil) { try $0.delete(NodeVO.self, key: key) })
+            try waitUntil("nil after the delete") { names.count >= 3 }
+            try waitUntil("the list after the delete") { lists.all.last == ["another"] }
+            #expect(names.all == ["first", "renamed", nil])
+            #expect(lists.all.first == ["first"])
+        }
+    }
+
+    /// `values(of:)` gives the query's current records, then the records again after each commit that changes them,
+    /// each with the sequence it reflects; `value(of:key:)` follows one record.
+    static func observedValuesFollowTheirQuery<E: ConformanceEngine>(_ engine: E) async throws {
+        try await withStore(engine) { store in
+            try insertNodes(store, ["b"])
+            let start = try store.lastSequence()
+            let query = Query<NodeVO>().filter("x", .greaterThanOrEqual, 0.0).order(by: "name")
+            let values = try store.values(of: query)
+            let received = Recorder<(sequence: Int64, names: [String])>()
+            let task = Task {
+                for try await element in values { received.append((element.sequence, element.value.map(\.name))) }
+            }
+            defer { task.cancel() }
+            try await waitUntil("the first value") { received.count == 1 }
+            let added = try insertNodes(store, ["a"])[0]
+            try await waitUntil("the second value") { received.count == 2 }
+            #expect(received.all.map(\.sequence) == [start, start + 1])
+            #expect(received.all.map(\.names) == [["b"], ["a", "b"]])
+
+            let addedKey = try #require(added.id)
+            let one = try store.value(of: NodeVO.self, key: addedKey)
+            let followed = Recorder<String?>()
+            let oneTask = Task { for try await element in one { followed.append(element.value?.name) } }
+            defer { oneTask.cancel() }
+            try await waitUntil("the record's first value") { followed.count == 1 }
+            #expect(try store.write(origin: nil) { try $0.delete(NodeVO.self, key: addedKey) })
+            try await waitUntil("nil after the delete") { followed.count == 2 }
+            #expect(followed.all == ["a", nil])
+        }
+    }
+}
