@@ -10,7 +10,10 @@ import Testing
 
     @Test func theTableListsEveryCaseInOrderAndEveryDifference() throws {
         let text = try String(contentsOf: Self.document, encoding: .utf8)
-        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| case ") }
+        // The rows of the section "Conformance" only (the page has other tables).
+        let section = try #require(text.range(of: "\n## Conformance\n")).upperBound
+        let end = text[section...].range(of: "\n## ")?.lowerBound ?? text.endIndex
+        let rows = text[section..<end].split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| case ") }
         let names = rows.map { row in
             String(row.dropFirst(2).prefix { $0 != ":" && $0 != " " })
         }

@@ -4,23 +4,23 @@ import ObservableStore
 import ObservableStorePostgres
 import StoreTestSupport
 
-// The switch for the PostgreSQL engine: until `PostgresStore` (ObservableStorePostgres) is on this branch, the
-// PostgreSQL suite is compiled against the SQLite `Store`'s API and disabled. When the engine lands:
-//   1. `PostgresConformanceStore = PostgresStore`,
-//   2. `postgresEngineIsMerged = true`,
-//   3. `openPostgresStore(url:)` returns `try PostgresStore(url: url)`.
-// Then `extension PostgresStore: ConformanceStore {}` (and its transaction, repository, committed write and applied
-// migration types, with the two typealiases of SQLiteConformance.swift) must compile with no body.
+// The PostgreSQL engine's types conform with no body, as the SQLite engine's do: the conformance protocols are the
+// API both engines share.
+extension PostgresStore: ConformanceStore {}
+extension PostgresTransaction: ConformanceTransaction {}
+extension PostgresRepository: ConformanceRepository {}
+
+extension PostgresStore {
+    typealias NodeRepository = PostgresRepository<NodeVO>
+    typealias CommittedVoid = CommittedWrite<Void>
+}
 
 /// The PostgreSQL engine's store type.
-typealias PostgresConformanceStore = Store
-
-/// Whether the PostgreSQL engine is on this branch: the suite runs only then.
-let postgresEngineIsMerged = false
+typealias PostgresConformanceStore = PostgresStore
 
 /// The PostgreSQL engine's store on the database at `url`, applying its bundled migrations.
 func openPostgresStore(url: String) throws -> PostgresConformanceStore {
-    throw StoreError(.internal, "the PostgreSQL engine (PostgresStore) is not merged on this branch yet; cannot open \(url)")
+    try PostgresStore(url: url)
 }
 
 /// The PostgreSQL engine under the conformance suite: a store on one database of the test server.

@@ -1,0 +1,30 @@
+#if PostgreSQL
+import Foundation
+import ObservableStoreCore
+
+// The migration history, as the SQLite store reports it.
+extension PostgresStore {
+    /// The applied migrations of every set, ordered by set and version (empty before the first migration).
+    public func appliedMigrations() throws -> [AppliedMigration] {
+        try read { tx in
+            guard try tx.fetchValue("SELECT to_regclass($1) IS NOT NULL", [PostgresMigrator.historyTable]) == .integer(1) else {
+                return []
+            }
+            return try tx.fetchRows(
+                "SELECT set_name, version, name, checksum, applied_at, duration_ms, applied_by "
+                    + "FROM \(PostgresMigrator.historyTable) ORDER BY set_name, version"
+            ).map { row in
+                AppliedMigration(
+                    set: row.value("set_name") ?? "", version: row.value("version") ?? 0, name: row.value("name") ?? "",
+                    checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at") ?? Date(timeIntervalSince1970: 0),
+                    durationMilliseconds: row.value("duration_ms") ?? 0, appliedBy: row.value("applied_by") ?? "")
+            }
+        }
+    }
+
+    /// The store's schema version: the last applied migration of its own set ("store"), 0 before the first.
+    public func schemaVersion() throws -> Int {
+        try appliedMigrations().filter { $0.set == MigrationSet.storeSetName }.map(\.version).max() ?? 0
+    }
+}
+#endif
