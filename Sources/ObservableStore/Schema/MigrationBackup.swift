@@ -17,7 +17,7 @@ import ObservableStoreCore
 public struct MigrationBackup: Sendable, Hashable {
     /// The backup file's path: the database path's folder (as given, relative or not) and the backup's name.
     public let path: String
-    /// The migration set whose migration the run applied first (``MigrationSet/storeSetName`` for the library's).
+    /// The migration set whose migration the run applied first (``/ObservableStoreCore/MigrationSet/storeSetName`` for the library's).
     public let set: String
     /// The first version of `set` the run applied; the backup holds the store as it was before it.
     public let version: Int
