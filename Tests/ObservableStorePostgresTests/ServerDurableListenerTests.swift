@@ -90,8 +90,10 @@ struct ServerDurableListenerTests {
             let after = try insertNodes(server, 3, prefix: "after")
             try waitUntil { sequences(firstLog).count + sequences(secondLog).count >= 5 }
             Thread.sleep(forTimeInterval: 0.5)
-            let all = (sequences(firstLog) + sequences(secondLog)).sorted()
-            #expect(all == before + after, "every commit once across the two consumers")
+            // At least once across the two: between the lock session's death and the holder noticing it, both may
+            // deliver (an advisory lock has no fencing). Exactly-once effects need acknowledge(in:), tested below.
+            let all = Set(sequences(firstLog) + sequences(secondLog))
+            #expect(all == Set(before + after), "every commit delivered, none lost")
             #expect(holderHolds(server, "one"), "one of them holds the name again")
         }
     }
