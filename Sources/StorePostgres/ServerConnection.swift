@@ -122,6 +122,20 @@ package final class ServerConnection: @unchecked Sendable {
         try execute("SELECT 1")
     }
 
+    /// Runs `body` in a transaction opened with `begin` (e.g. `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`) and
+    /// commits when it returns; when `body` or COMMIT throws, rolls back (``rollbackOrClose()``) and rethrows.
+    package func inTransaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            rollbackOrClose()
+            throw error
+        }
+    }
+
     /// Ends the open transaction with ROLLBACK after a failure; when even that fails, closes the connection, so that it
     /// never goes back to a pool still inside a transaction.
     package func rollbackOrClose() {

@@ -34,30 +34,14 @@ extension PostgresStore: StoreEngine {
     /// the same snapshot.
     func withSnapshot<T>(_ body: (ServerConnection) throws -> T) throws -> T {
         try pool.withConnection { connection in
-            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            do {
-                let value = try body(connection)
-                try connection.execute("COMMIT")
-                return value
-            } catch {
-                connection.rollbackOrClose()
-                throw error
-            }
+            try connection.inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(connection) }
         }
     }
 
     /// Runs `body` in a READ COMMITTED write transaction on a pooled connection, committed when it returns.
     func withServerTransaction<T>(_ body: (ServerConnection) throws -> T) throws -> T {
         try pool.withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                let value = try body(connection)
-                try connection.execute("COMMIT")
-                return value
-            } catch {
-                connection.rollbackOrClose()
-                throw error
-            }
+            try connection.inTransaction { try body(connection) }
         }
     }
 }

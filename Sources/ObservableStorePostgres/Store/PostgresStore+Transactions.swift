@@ -94,16 +94,10 @@ extension PostgresStore {
         on connection: ServerConnection, begin: String, kind: PostgresTransaction.Kind,
         _ body: (PostgresTransaction) throws -> Body, afterCommit: (Body) throws -> T
     ) throws -> T {
-        try connection.execute(begin)
-        let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
-        let result: Body
-        do {
+        let result = try connection.inTransaction(begin) {
+            let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
             defer { transaction.end() }
-            result = try body(transaction)
-            try connection.execute("COMMIT")
-        } catch {
-            connection.rollbackOrClose()
-            throw error
+            return try body(transaction)
         }
         return try afterCommit(result)
     }
