@@ -93,7 +93,14 @@ let package = Package(
         .macro(name: "StoreRecordMacros", dependencies: [swiftSyntax("SwiftSyntaxMacros"), swiftSyntax("SwiftCompilerPlugin")]),
         .target(name: "StoreRecord", dependencies: ["ObservableStoreCore", "StoreRecordMacros"]),
         // storectl's commands and input parsers; the executable is one line, so the fuzz harness can link them.
-        .target(name: "StoreCtlCore", dependencies: ["ObservableStore", argumentParser], path: "Tools/StoreCtlCore"),
+        // With the trait PostgreSQL, storectl also runs on `--db postgres://…` (docs/POSTGRES.md, "storectl on PostgreSQL").
+        .target(
+            name: "StoreCtlCore",
+            dependencies: [
+                "ObservableStore", argumentParser,
+                .target(name: "ObservableStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Tools/StoreCtlCore"),
         .executableTarget(name: "storectl", dependencies: ["StoreCtlCore"], path: "Tools/storectl"),
         // libFuzzer harnesses of storectl's input parsers (docs/RELIABILITY.md); a replay tool in normal builds.
         .target(name: "FuzzerDriver", path: "Tools/FuzzerDriver"),

@@ -9,7 +9,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// Options every command takes (STORECTL.md C.1), before or after the command name.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The store file. Default: $STORECTL_DB, then ./store.sqlite.")
+    @Option(name: .long, help: "The store file, or a PostgreSQL database as postgres://user@host:port/database. Default: $STORECTL_DB, then ./store.sqlite.")
     var db: String?
 
     @Option(name: .long, help: "Output format: table, json, ndjson or csv. Default: table on a terminal, ndjson otherwise.")
@@ -54,10 +54,11 @@ struct GlobalOptions: ParsableArguments {
         case current(migrate: Bool)
     }
 
-    /// Opens the existing store (never creates one), checks it is a storectl store and that its schema
-    /// fits `need`.
+    /// Opens the existing SQLite store (never creates one), checks it is a storectl store and that its schema
+    /// fits `need`. A `postgres://` --db is refused: the command runs on SQLite stores only.
     func openStore(_ need: SchemaNeed, policy: StoreConfiguration.MigrationPolicy = .none) throws -> Store {
         let path = self.path
+        try refusePostgres("this command works on SQLite stores only")
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, "no store at \(path); create one with `storectl init --db \(path)`")
         }
@@ -72,42 +73,14 @@ struct GlobalOptions: ParsableArguments {
         } catch let error as StoreError where error.code == .notAStore {
             throw StoreError(.notAStore, "\(path) is not a storectl store: \(error.message)", sqliteCode: error.sqliteCode)
         }
-        do {
-            try checkIsStore(store)
-            if case .current(let migrate) = need {
-                // The library's check (the `requireCurrent` migration policy's): too new, conflicts, pending.
-                do {
-                    try store.migrationStatus().requireCurrent()
-                } catch let error as StoreError where error.code == .migrationNeeded {
-                    guard migrate else {
-                        throw StoreError(
-                            .migrationNeeded,
-                            "store is at \(Migration.format(try store.schemaVersion())), storectl needs "
-                                + "\(Migration.format(MigrationSet.store.latestVersion)); run `storectl migrate up` "
-                                + "(or pass --migrate)")
-                    }
-                    store.close()
-                    return try openStore(.current(migrate: false), policy: .migrate)
-                }
-            }
-            return store
-        } catch {
-            store.close()
-            throw error
-        }
+        return try prepared(store, need) { policy in try openStore(.any, policy: policy) }
     }
 
-    /// A file with another application id, or without the history table, is not a storectl store.
-    func checkIsStore(_ store: Store) throws {
-        let (applicationID, hasHistory) = try store.read { tx in
-            (
-                try tx.fetchValue("PRAGMA application_id").flatMap(Int64.fromDatabaseValue) ?? 0,
-                try tx.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = '_store_migrations'") == .integer(1)
-            )
-        }
-        guard applicationID == Int64(Store.applicationID), hasHistory else {
-            throw StoreError(.notAStore, "\(path) is not a storectl store (no application_id 0x53544f52 or migration history)")
-        }
+    /// Throws a usage error, `reason` and the database, when --db is a `postgres://` URL: for the commands that
+    /// work on SQLite files only (nothing is opened or changed).
+    func refusePostgres(_ reason: String) throws {
+        guard GlobalOptions.isPostgresURL(path) else { return }
+        throw CLIError.usage("\(reason), not on --db \(GlobalOptions.redacted(path))")
     }
 
     /// Prints a message on stderr unless --quiet.

@@ -9,6 +9,9 @@ struct StoreCtl: ParsableCommand {
         abstract: "Inspect and change an ObservableStore file.",
         discussion: """
             The store is --db PATH, else $STORECTL_DB, else ./store.sqlite. Only `init` creates a file.
+            --db postgres://user:password@host:port/database runs on PostgreSQL (a storectl built with
+            `--traits default,PostgreSQL`; docs/POSTGRES.md): the same commands, output and exit codes, but backup,
+            backups and checkpoint (use pg_dump or pg_basebackup; the server checkpoints).
             Output is a table on a terminal and NDJSON otherwise; --format always wins.
             Exit codes: `storectl help exit-codes`.
             """,

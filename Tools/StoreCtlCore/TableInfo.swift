@@ -28,7 +28,7 @@ struct TableInfo {
             let upper = type.uppercased()
             if upper.contains("INT") { return "INTEGER" }
             if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }
-            if upper.contains("BLOB") { return "BLOB" }
+            if upper.contains("BLOB") || upper == "BYTEA" { return "BLOB" }
             if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") { return "REAL" }
             return upper.isEmpty || upper == "ANY" ? "ANY" : "NUMERIC"
         }
@@ -43,26 +43,14 @@ struct TableInfo {
     func column(named name: String) -> Column? { columns.first { $0.name == name } }
 
     /// Reads `table`'s description; throws not found for a missing table or an internal one.
-    static func load(_ table: String, in tx: Transaction) throws -> TableInfo {
-        let exists = try tx.fetchValue(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_store\\_%' ESCAPE '\\'",
-            [table]) == .integer(1)
-        guard exists else { throw StoreError(.notFound, "table \(table) not found") }
-        let rows = try tx.fetchRows("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", [table])
-        return TableInfo(
-            name: table,
-            columns: rows.map { row in
-                Column(
-                    name: row.value("name") ?? "", type: row.value("type") ?? "", notNull: row.value("notnull", as: Int.self) == 1,
-                    defaultValue: row.value("dflt_value"), primaryKeyPosition: row.value("pk") ?? 0)
-            })
+    static func load(_ table: String, in tx: any CommandTransaction) throws -> TableInfo {
+        guard let columns = try tx.columns(of: table) else { throw StoreError(.notFound, "table \(table) not found") }
+        return TableInfo(name: table, columns: columns)
     }
 
-    /// The user tables of the store (not SQLite's, not the store's internal ones), by name.
-    static func userTables(in tx: Transaction) throws -> [String] {
-        try tx.fetchRows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_store\\_%' ESCAPE '\\' ORDER BY name"
-        ).compactMap { $0.value("name") }
+    /// The user tables of the store (not the engine's, not the store's internal ones), by name.
+    static func userTables(in tx: any CommandTransaction) throws -> [String] {
+        try tx.userTables()
     }
 
     /// `"name"`, quoted as an SQL identifier.

@@ -27,7 +27,7 @@ struct WhereOptions: ParsableArguments {
 
     /// ` WHERE (EXPR)` for `table`, after checking that it is one read-only expression whose
     /// parameters all have values; "" without --where.
-    func clause(for table: TableInfo, in tx: Transaction) throws -> String {
+    func clause(for table: TableInfo, in tx: any CommandTransaction) throws -> String {
         guard let expression else { return "" }
         try WhereOptions.checkSelfContained(expression)
         let sql = " WHERE (\(expression))"
@@ -118,7 +118,7 @@ struct WhereOptions: ParsableArguments {
     }
 
     /// Refuses SQL that is not exactly one read-only statement.
-    static func checkReadOnly(_ sql: String, what: String, in tx: Transaction) throws {
+    static func checkReadOnly(_ sql: String, what: String, in tx: any CommandTransaction) throws {
         let readOnly: Bool
         do {
             readOnly = try tx.isReadOnlyStatement(sql)

@@ -30,9 +30,94 @@ enum Placeholders {
         }
     }
 
+    /// `sql` with its named parameters (`:name`, outside literals, quoted identifiers, dollar-quoted bodies and
+    /// comments; not a `::type` cast) replaced by `replacement(name, index)` (by default `$1`, `$2`, …: one number
+    /// per name, in order of first use), and the names in that order.
+    static func namedParameters(
+        _ sql: String, replacement: (_ name: String, _ index: Int) -> String = { "$\($1 + 1)" }
+    ) -> (sql: String, names: [String]) {
+        let bytes = Array(sql.utf8)
+        func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_") || byte >= 0x80
+                || (!first && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte))
+        }
+        var names: [String] = []
+        var result: [UInt8] = []
+        var start = 0
+        for colon in offsets(of: UInt8(ascii: ":"), in: bytes).offsets where colon >= start {
+            let previous = colon > 0 ? bytes[colon - 1] : 0
+            guard previous != UInt8(ascii: ":"), let first = next(bytes, colon), isNameByte(first, first: true) else { continue }
+            var end = colon + 1
+            while end < bytes.count, isNameByte(bytes[end], first: false) { end += 1 }
+            let name = String(decoding: bytes[(colon + 1)..<end], as: UTF8.self)
+            if !names.contains(name) { names.append(name) }
+            result.append(contentsOf: bytes[start..<colon])
+            result.append(contentsOf: replacement(name, names.firstIndex(of: name) ?? 0).utf8)
+            start = end
+        }
+        result.append(contentsOf: bytes[start...])
+        return (String(decoding: result, as: UTF8.self), names)
+    }
+
+    /// `text` as a dollar-quoted literal (`$p$…$p$`, with a tag the text does not hold): a constant of no type yet,
+    /// which PostgreSQL types by its use, whatever `standard_conforming_strings` says.
+    static func dollarQuoted(_ text: String) -> String {
+        var tag = "$p$"
+        var number = 0
+        // Without the tag's first part (`$p`, `$p1`, …) in the text, the tag cannot occur before its closing copy.
+        while text.contains(String(tag.dropLast())) {
+            number += 1
+            tag = "$p\(number)$"
+        }
+        return tag + text + tag
+    }
+
+    /// The words of `sql` outside literals, quoted identifiers, dollar-quoted bodies and comments, uppercased.
+    static func keywords(_ sql: String) -> [String] {
+        let bytes = Array(sql.utf8)
+        var words: [String] = []
+        var word: [UInt8] = []
+        var index = 0
+        func endWord() {
+            if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self).uppercased()) }
+            word = []
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                endWord()
+                index = skip(bytes, from: index + 1, past: [byte])
+                continue
+            case UInt8(ascii: "-") where next(bytes, index) == UInt8(ascii: "-"):
+                endWord()
+                index = skip(bytes, from: index + 2, past: [UInt8(ascii: "\n")])
+                continue
+            case UInt8(ascii: "/") where next(bytes, index) == UInt8(ascii: "*"):
+                endWord()
+                index = skip(bytes, from: index + 2, past: Array("*/".utf8))
+                continue
+            case UInt8(ascii: "$") where word.isEmpty:
+                if let tagEnd = dollarTagEnd(bytes, from: index) {
+                    index = skip(bytes, from: tagEnd, past: Array(bytes[index..<tagEnd]))
+                    continue
+                }
+            default:
+                if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_") {
+                    word.append(byte)
+                } else {
+                    endWord()
+                }
+            }
+            index += 1
+        }
+        endWord()
+        return words
+    }
+
     /// The offsets of `target` outside string literals, quoted identifiers, dollar-quoted bodies and comments, and
     /// whether a `$n` placeholder was seen.
-    private static func offsets(of target: UInt8, in bytes: [UInt8]) -> (offsets: [Int], hasNumberedPlaceholders: Bool) {
+    static func offsets(of target: UInt8, in bytes: [UInt8]) -> (offsets: [Int], hasNumberedPlaceholders: Bool) {
         var found: [Int] = []
         var numbered = false
         var index = 0
@@ -65,12 +150,12 @@ enum Placeholders {
         return (found, numbered)
     }
 
-    private static func next(_ bytes: [UInt8], _ index: Int) -> UInt8? {
+    static func next(_ bytes: [UInt8], _ index: Int) -> UInt8? {
         index + 1 < bytes.count ? bytes[index + 1] : nil
     }
 
     /// The offset after the first `terminator` at or after `start` (the end when there is none).
-    private static func skip(_ bytes: [UInt8], from start: Int, past terminator: [UInt8]) -> Int {
+    static func skip(_ bytes: [UInt8], from start: Int, past terminator: [UInt8]) -> Int {
         var index = start
         while index + terminator.count <= bytes.count {
             if bytes[index..<index + terminator.count].elementsEqual(terminator) { return index + terminator.count }
@@ -80,7 +165,7 @@ enum Placeholders {
     }
 
     /// The offset after a dollar-quote tag (`$$` or `$name$`) starting at `start`, or nil when there is none.
-    private static func dollarTagEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+    static func dollarTagEnd(_ bytes: [UInt8], from start: Int) -> Int? {
         var index = start + 1
         while index < bytes.count {
             let byte = bytes[index]

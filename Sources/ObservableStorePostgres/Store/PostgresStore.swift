@@ -39,7 +39,9 @@ public final class PostgresStore: Sendable {
     ///
     /// Throws ``/ObservableStoreCore/StoreError/Code/unavailable`` when the server cannot be reached or refuses the
     /// login, ``/ObservableStoreCore/StoreError/Code/notFound`` when the database does not exist,
-    /// ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a malformed URL, and the migrator's errors
+    /// ``/ObservableStoreCore/StoreError/Code/invalidInput`` for a malformed URL,
+    /// ``/ObservableStoreCore/StoreError/Code/notAStore`` for a database without the store's schema (when the
+    /// migration policy did not install it), and the migrator's errors
     /// (``/ObservableStoreCore/StoreError/Code/schemaTooNew``, ``/ObservableStoreCore/StoreError/Code/migrationConflict``,
     /// ``/ObservableStoreCore/StoreError/Code/migrationNeeded``).
     public init(url: String, configuration: PostgresStoreConfiguration = PostgresStoreConfiguration()) throws {
@@ -56,6 +58,10 @@ public final class PostgresStore: Sendable {
             let pool = self.pool
             self.observation = try pool.withConnection { connection in
                 try PostgresMigrator(connection: connection, configuration: configuration).open()
+                // Without migrating (policy .none), a database may hold no store at all: say so, as SQLite's Store does.
+                guard try connection.query("SELECT to_regclass('_store_head') IS NOT NULL").scalar == .integer(1) else {
+                    throw StoreError(.notAStore, "\(serverURL) has no store schema (no _store_head); open it with migrationPolicy .migrate")
+                }
                 return try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
             }
             tableColumns.removeAll()

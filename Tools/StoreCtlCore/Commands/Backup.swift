@@ -13,6 +13,7 @@ struct Backup: ParsableCommand {
     @Flag(name: .long, help: "Overwrite DEST if it exists.") var force = false
 
     func run() throws {
+        try global.refusePostgres("backup copies SQLite files; back a PostgreSQL database up with pg_dump or pg_basebackup")
         let store = try global.openStore(.any)
         defer { store.close() }
         if FileManager.default.fileExists(atPath: destination) {

@@ -25,6 +25,7 @@ struct Backups: ParsableCommand {
 
     /// Exit 3 when there is no store file at the path (a typo would otherwise list nothing).
     static func checkStoreExists(_ global: GlobalOptions) throws {
+        try global.refusePostgres("backups lists SQLite's pre-migration backup files; back a PostgreSQL database up with pg_dump or pg_basebackup")
         guard FileManager.default.fileExists(atPath: global.path) else {
             throw StoreError(.notFound, "no store at \(global.path)")
         }

@@ -5,30 +5,22 @@ import ObservableStore
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the file's integrity, foreign keys and migration history (exit 9 on problems).",
-        discussion: "Works on stores of any schema version.\n\nExample:\n  storectl check\n  storectl check --quick")
+        discussion: "Works on stores of any schema version. On PostgreSQL: capture triggers (missing or disabled), the commit sequence and the migration history.\n\nExample:\n  storectl check\n  storectl check --quick")
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "quick_check instead of integrity_check: faster, skips index consistency.") var quick = false
 
     func run() throws {
-        let store: Store
+        let store: any CommandStore
         do {
-            store = try global.openStore(.any)
+            store = try global.openCommandStore(.any)
         } catch let error as StoreError where error.code == .corrupt {
             throw StoreError(CLIError.integrityCode, "the file is damaged: \(error.message)")
         }
         defer { store.close() }
         var problems: [String] = []
         do {
-            problems += try store.read { tx in
-                try tx.fetchRows(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check").compactMap { $0[0] == .text("ok") ? nil : Output.cell($0[0]) }
-            }
-            problems += try store.read { tx in
-                try tx.fetchRows("PRAGMA foreign_key_check").map { row in
-                    "foreign key: \(Output.cell(row[0])) rowid \(Output.cell(row[1])) refers to a missing \(Output.cell(row[2]))"
-                }
-            }
-            problems += try store.changeLogPieceProblems()
+            problems += try store.integrityProblems(quick: quick)
         } catch let error as StoreError where error.code == .corrupt {
             problems.append(error.message)
         }

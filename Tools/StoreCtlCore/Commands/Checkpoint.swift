@@ -20,6 +20,7 @@ struct Checkpoint: ParsableCommand {
     @Option(name: .long, help: "passive (default), full, restart or truncate.") var mode: CheckpointMode = .passive
 
     func run() throws {
+        try global.refusePostgres("checkpoint is for SQLite's WAL; on PostgreSQL the server checkpoints (CHECKPOINT, checkpoint_timeout)")
         let store = try global.openStore(.any)
         defer { store.close() }
         let result = try store.checkpoint(mode)
@@ -27,7 +28,7 @@ struct Checkpoint: ParsableCommand {
             ["mode", "wal_frames", "checkpointed_frames", "wal_bytes"],
             [
                 .text(mode.rawValue), .integer(Int64(result.walFrames)), .integer(Int64(result.checkpointedFrames)),
-                .integer(Info.fileSize(global.path + "-wal")),
+                .integer(Store.fileSize(global.path + "-wal")),
             ])
     }
 }

@@ -29,16 +29,16 @@ struct Delete: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: migrate))
+        let store = try global.openCommandStore(.current(migrate: migrate))
         defer { store.close() }
-        let info = try store.read { try TableInfo.load(table, in: $0) }
-        let (condition, values): (String, [String: any DatabaseValueConvertible]) = try store.read { tx in
+        let info = try store.withReadTransaction { try TableInfo.load(table, in: $0) }
+        let (condition, values): (String, [String: any DatabaseValueConvertible]) = try store.withReadTransaction { tx in
             if let key {
                 return (" WHERE \(TableInfo.quote(try info.keyColumn().name)) = :__key", ["__key": try info.keyValue(key)])
             }
             return (try filter.clause(for: info, in: tx), filter.values)
         }
-        let count = try store.read { tx in
+        let count = try store.withReadTransaction { tx in
             try tx.fetchRows("SELECT count(*) AS n FROM \(TableInfo.quote(table))" + condition, named: values).first?.value("n", as: Int.self) ?? 0
         }
         if key != nil, count == 0 { throw StoreError.recordNotFound(table: table, key: key!) }
@@ -55,7 +55,7 @@ struct Delete: ParsableCommand {
             FileHandle.standardError.write(Data("about to delete \(count) records from \(table). Type '\(table)' to confirm: ".utf8))
             guard readLine() == table else { throw StoreError(CLIError.abortedCode, "not confirmed; nothing was deleted") }
         }
-        let deleted = try store.write(origin: "storectl") { tx in
+        let deleted = try store.withWriteTransaction(origin: "storectl") { tx in
             let rows = try tx.fetchRows("DELETE FROM \(TableInfo.quote(table))" + condition + " RETURNING 1", named: values)
             return rows.count
         }

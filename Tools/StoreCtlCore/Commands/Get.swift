@@ -13,10 +13,10 @@ struct Get: ParsableCommand {
     @Flag(name: .long, help: "Apply pending migrations first.") var migrate = false
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: migrate))
+        let store = try global.openCommandStore(.current(migrate: migrate))
         defer { store.close() }
         let printer = global.output.rowPrinter()
-        let found = try store.read { tx -> Bool in
+        let found = try store.withReadTransaction { tx -> Bool in
             let info = try TableInfo.load(table, in: tx)
             let column = try info.keyColumn()
             var found = false

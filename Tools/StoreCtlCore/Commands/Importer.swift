@@ -20,10 +20,12 @@ struct Importer {
     }
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: options.migrate))
+        let store = try global.openCommandStore(.current(migrate: options.migrate))
         defer { store.close() }
-        let table = try store.read { try TableInfo.load(options.table, in: $0) }
-        let statements = try ImportStatements(table: table, upsert: upsert)
+        let (table, statements) = try store.withReadTransaction { tx in
+            let table = try TableInfo.load(options.table, in: tx)
+            return (table, try ImportStatements(table: table, upsert: upsert, in: tx))
+        }
         let input = try RecordInput.open(options.input, format: options.inputFormat.flatMap(RecordInput.Format.init), table: table)
         let started = ContinuousClock.now
         let batchSize = options.batchSize ?? Int.max
@@ -36,7 +38,7 @@ struct Importer {
             while pending {
                 var batch = Counts()
                 do {
-                    try store.write(origin: "storectl") { tx in
+                    try store.withWriteTransaction(origin: "storectl") { tx in
                         repeat {
                             if try statements.write(record, in: tx) { batch.inserted += 1 } else { batch.updated += 1 }
                             progress.update(

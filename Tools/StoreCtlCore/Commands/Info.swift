@@ -11,7 +11,7 @@ struct Info: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStore(.any)
+        let store = try global.openCommandStore(.any)
         defer { store.close() }
         let status = try store.migrationStatus()
         let applied = status.entries.filter { $0.set == MigrationSet.storeSetName && ($0.state == .applied || $0.state == .unknown || $0.state == .changed) }
@@ -19,34 +19,27 @@ struct Info: ParsableCommand {
         let state =
             !status.unknown.isEmpty ? "newer than storectl"
             : !status.conflicts.isEmpty ? "history conflict" : status.pending.isEmpty ? "up to date" : "\(status.pending.count) pending"
-        let (tables, records) = try store.read { tx -> (Int, Int64) in
+        let (tables, records) = try store.withReadTransaction { tx -> (Int, Int64) in
             let names = try TableInfo.userTables(in: tx)
             var total: Int64 = 0
             for name in names {
-                total += try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))").flatMap(Int64.fromDatabaseValue) ?? 0
+                total += try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))", []).flatMap(Int64.fromDatabaseValue) ?? 0
             }
             return (names.count, total)
         }
         // Stores older than the change log have no sequence yet.
         let lastSequence = (try? store.lastSequence()) ?? 0
-        let size = Info.fileSize(global.path)
-        // Read from the WAL index: `info` never checkpoints.
-        let wal = store.walFrames() ?? CheckpointResult(walFrames: 0, checkpointedFrames: 0)
+        let storage = try store.storage()
         try global.output.object(
             [
                 "store", "size_bytes", "journal", "wal_bytes", "wal_frames", "wal_checkpointed_frames", "schema", "known_schema",
                 "state", "tables", "records", "last_change_seq",
             ],
             [
-                .text(global.path), .integer(size), .text("wal"), .integer(Info.fileSize(global.path + "-wal")),
-                .integer(Int64(wal.walFrames)), .integer(Int64(wal.checkpointedFrames)), .text(Migration.format(current)),
-                .text(Migration.format(MigrationSet.store.latestVersion)), .text(state), .integer(Int64(tables)), .integer(records),
+                .text(store.location), .integer(storage.sizeBytes), .text(storage.journal), .integer(storage.walBytes),
+                .integer(storage.walFrames), .integer(storage.walCheckpointedFrames), .text(Migration.format(current)),
+                .text(Migration.format(store.knownSchemaVersion)), .text(state), .integer(Int64(tables)), .integer(records),
                 .integer(lastSequence),
             ])
-    }
-
-    /// The size of the file at `path` in bytes; 0 when there is none.
-    static func fileSize(_ path: String) -> Int64 {
-        Int64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
     }
 }

@@ -6,12 +6,18 @@ import ObservableStore
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a store file and apply the migrations.",
-        discussion: "The only command that creates a file.\n\nExample:\n  storectl init --db app.sqlite")
+        discussion: "The only command that creates a file. On PostgreSQL the database must exist (createdb); init migrates it.\n\nExample:\n  storectl init --db app.sqlite\n  storectl init --db postgres://app@db.internal:5432/app")
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let path = global.path
+        if GlobalOptions.isPostgresURL(path) {
+            let store = try global.openCommandStore(.any, migrating: true)
+            defer { store.close() }
+            global.say("\(store.location) is a store (schema \(Migration.format(try store.schemaVersion())))")
+            return
+        }
         if FileManager.default.fileExists(atPath: path) {
             let store = try global.openStore(.any)
             defer { store.close() }

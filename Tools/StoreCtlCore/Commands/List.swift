@@ -27,10 +27,10 @@ struct List: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: migrate))
+        let store = try global.openCommandStore(.current(migrate: migrate))
         defer { store.close() }
         let printer = global.output.rowPrinter(progress: true)
-        let columns = try store.read { tx -> [String] in
+        let columns = try store.withReadTransaction { tx -> [String] in
             let info = try TableInfo.load(table, in: tx)
             let key = try info.keyColumn()
             var sql = "SELECT * FROM \(TableInfo.quote(table))" + (try filter.clause(for: info, in: tx))

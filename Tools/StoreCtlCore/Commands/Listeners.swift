@@ -10,7 +10,7 @@ struct Listeners: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: false))
+        let store = try global.openCommandStore(.current(migrate: false))
         defer { store.close() }
         let rows = try store.durableListeners().map { info -> [DatabaseValue] in
             [.text(info.name), .integer(info.cursor), .integer(info.lag), info.updatedAt.databaseValue]

@@ -19,7 +19,7 @@ struct Migrate: ParsableCommand {
         @Flag(name: .long, help: "Exit 6 when migrations are pending.") var exitCode = false
 
         func run() throws {
-            let store = try global.openStore(.any)
+            let store = try global.openCommandStore(.any)
             defer { store.close() }
             let status = try store.migrationStatus()
             let rows = status.entries.map { entry -> [DatabaseValue] in
@@ -42,14 +42,20 @@ struct Migrate: ParsableCommand {
     struct Up: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending migrations (backing the store up first).",
-            discussion: "Example:\n  storectl migrate up\n  storectl migrate up --no-backup --lock-timeout 60s")
+            discussion: """
+                On PostgreSQL there is no backup file (use pg_dump first) and the migration lock (an advisory lock) is
+                waited for without --lock-timeout; each file runs in one transaction.
+                Example:
+                  storectl migrate up
+                  storectl migrate up --no-backup --lock-timeout 60s
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Flag(name: .long, help: "Skip the backup to <db>.pre-NNNN.bak.") var noBackup = false
         @Option(name: .long, help: "How long to wait for another process that is migrating.") var lockTimeout = "30s"
 
         func run() throws {
-            let before = try global.openStore(.any)
+            let before = try global.openCommandStore(.any)
             let status = try before.migrationStatus()
             before.close()
             // The library's check: a newer schema or a conflict throws; only pending files are left to apply.
@@ -58,6 +64,12 @@ struct Migrate: ParsableCommand {
                 return global.say("nothing to do: the store is up to date")
             } catch let error as StoreError where error.code == .migrationNeeded {}
             let pending = status.pending
+            if GlobalOptions.isPostgresURL(global.path) {
+                let store = try global.openCommandStore(.any, migrating: true)
+                defer { store.close() }
+                for entry in pending { global.say("applied \(Migration.format(entry.version)) \(entry.name)") }
+                return global.say("store is at \(Migration.format(try store.schemaVersion()))")
+            }
             var configuration = StoreConfiguration()
             configuration.createIfMissing = false
             configuration.busyTimeout = global.busyTimeoutDuration
@@ -80,6 +92,9 @@ struct Migrate: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            try global.refusePostgres(
+                "migrate plan rehearses on a copy of the SQLite file; on PostgreSQL rehearse on a copy of the database "
+                    + "(CREATE DATABASE rehearsal TEMPLATE app)")
             let store = try global.openStore(.any)
             let pending = try store.migrationStatus().pending
             let copy = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-plan-\(UUID().uuidString).sqlite").path
@@ -162,6 +177,7 @@ struct Migrate: ParsableCommand {
 
         func run() throws {
             guard let version = Int(accept), version > 0 else { throw CLIError.usage("--accept takes a version such as 0004") }
+            try global.refusePostgres("migrate repair is not available on PostgreSQL yet")
             let store = try global.openStore(.any)
             defer { store.close() }
             let (old, new) = try store.acceptMigrationChange(version: version, set: set)

@@ -18,13 +18,21 @@ struct Query: ParsableCommand {
     @Option(name: .customLong("param"), help: "A value for :name, as name=value (repeatable). Bound as text.") var parameters: [String] = []
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: false))
+        let store = try global.openCommandStore(.current(migrate: false))
         defer { store.close() }
         let filter = try WhereOptions.parse(parameters.flatMap { ["--param", $0] })
         let printer = global.output.rowPrinter(progress: true)
-        try store.read { tx in
+        try store.withReadTransaction { tx in
             try WhereOptions.checkReadOnly(sql, what: "query", in: tx)
-            try tx.forEachRow(sql, named: filter.values) { printer.print($0) }  // printed as stepped: nothing is held
+            do {
+                try tx.forEachRow(sql, named: filter.values) { printer.print($0) }  // printed as stepped: nothing is held
+            } catch let error as StoreError where error.code == .readOnly {
+                // PostgreSQL: a write the text did not show (a function), refused by the READ ONLY transaction.
+                throw CLIError.usage("query must only read; it would change the store (\(error.message))")
+            } catch let error as StoreError where error.code == .invalidInput || error.code == .notFound {
+                // PostgreSQL checks the SQL when it runs it (SQLite when it prepares it, above): the same usage error.
+                throw CLIError.usage("query: \(error.message)")
+            }
         }
         try printer.finish(columnsIfEmpty: [])
     }

@@ -12,24 +12,22 @@ struct Schema: ParsableCommand {
     @Flag(name: .long, help: "Print the CREATE statements instead.") var sql = false
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: false))
+        let store = try global.openCommandStore(.current(migrate: false))
         defer { store.close() }
         if sql {
             guard let table else { return global.output.text(try store.schemaSQL()) }
-            let ddl = try store.read { tx in
+            let ddl = try store.withReadTransaction { tx in
                 _ = try TableInfo.load(table, in: tx)
-                return try tx.fetchRows("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name", [table])
-                    .compactMap { $0.value("sql", as: String.self) }.map { $0 + ";" }.joined(separator: "\n")
+                return try tx.createStatements(of: table)
             }
             return global.output.text(ddl)
         }
-        let rows = try store.read { tx -> [[DatabaseValue]] in
+        let rows = try store.withReadTransaction { tx -> [[DatabaseValue]] in
             let names = try table.map { [$0] } ?? TableInfo.userTables(in: tx)
             var rows: [[DatabaseValue]] = []
             for name in names {
                 let info = try TableInfo.load(name, in: tx)
-                let indexes = try tx.fetchRows("SELECT name FROM pragma_index_list(?) WHERE origin = 'c'", [name])
-                    .compactMap { $0.value("name", as: String.self) }.joined(separator: ",")
+                let indexes = try tx.indexNames(of: name).joined(separator: ",")
                 for column in info.columns {
                     rows.append([
                         .text(name), .text(column.name), .text(column.type), .integer(column.primaryKeyPosition > 0 ? 1 : 0),

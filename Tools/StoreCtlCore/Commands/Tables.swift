@@ -10,11 +10,11 @@ struct Tables: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: false))
+        let store = try global.openCommandStore(.current(migrate: false))
         defer { store.close() }
-        let rows = try store.read { tx in
+        let rows = try store.withReadTransaction { tx in
             try TableInfo.userTables(in: tx).map { name -> [DatabaseValue] in
-                let count = try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))") ?? .integer(0)
+                let count = try tx.fetchValue("SELECT count(*) FROM \(TableInfo.quote(name))", []) ?? .integer(0)
                 let last = try tx.fetchValue(
                     "SELECT max(committed_at) FROM _store_commits WHERE ',' || tables || ',' LIKE ?", ["%,\(name),%"]) ?? .null
                 return [.text(name), count, last]

@@ -21,14 +21,15 @@ struct Update: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: migrate))
+        let store = try global.openCommandStore(.current(migrate: migrate))
         defer { store.close() }
-        let changed = try store.write(origin: "storectl") { tx -> Int in
+        let changed = try store.withWriteTransaction(origin: "storectl") { tx -> Int in
             let info = try TableInfo.load(table, in: tx)
             let (columns, values) = try Update.parse(assignments, for: info)
             let keyColumn = try info.keyColumn()
-            let sql = "UPDATE \(TableInfo.quote(table)) SET " + columns.map { "\(TableInfo.quote($0)) = ?" }.joined(separator: ", ")
-                + " WHERE \(TableInfo.quote(keyColumn.name)) = ?"
+            let sql = "UPDATE \(TableInfo.quote(table)) SET "
+                + columns.map { "\(TableInfo.quote($0)) = \(tx.placeholder(for: info.column(named: $0) ?? keyColumn))" }.joined(separator: ", ")
+                + " WHERE \(TableInfo.quote(keyColumn.name)) = \(tx.placeholder(for: keyColumn))"
             return try tx.execute(sql, values + [try info.keyValue(key)])
         }
         guard changed > 0 else { throw StoreError.recordNotFound(table: table, key: key) }

@@ -28,14 +28,16 @@ struct Watch: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore(.current(migrate: false))
+        let store = try global.openCommandStore(.current(migrate: false), live: true)
         defer { store.close() }
         let filter = tables.isEmpty ? ChangeFilter.all : ChangeFilter(tables: Set(tables))
         let printer = EventPrinter(limit: count)
         // The log is the truth: the listener (registered before the first read, so nothing falls in
         // between) only says when to read it again. External changes and migrations are log rows too.
         let doorbell = Doorbell()
-        let token = store.listen("storectl-watch-\(getpid())", options: ListenerOptions(bufferSize: 1)) { _ in doorbell.ring() }
+        let token = store.listen("storectl-watch-\(getpid())", filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
+            doorbell.ring()
+        }
         let deadline = timeout.flatMap(Duration.parse).map { ContinuousClock.now + $0 }
         var cursor = since == "now" ? try store.lastSequence() : Int64(since)!
         // The last entry read: a commit logged in pieces may be cut by a page, and goes on with its next piece.

@@ -13,19 +13,26 @@ final class ImportStatements {
     private let existsText: String
     private var keyValues: [DatabaseValue] = []
 
+    /// How a value is written to each column (`?`, or on PostgreSQL `?` cast to the column's type), by column index.
+    private let placeholders: [String]
+
     /// Statements for `table`; with `upsert`, a record whose primary key exists updates that row's other columns.
-    init(table: TableInfo, upsert: Bool) throws {
+    /// `tx` says how values are written on its engine.
+    init(table: TableInfo, upsert: Bool, in tx: any CommandTransaction) throws {
         self.table = table
+        let placeholders = table.columns.map { tx.placeholder(for: $0) }
+        self.placeholders = placeholders
         self.upsert = upsert
-        keyColumns = table.primaryKey.compactMap { key in table.columns.firstIndex { $0.name == key.name } }
+        let keyColumns = table.primaryKey.compactMap { key in table.columns.firstIndex { $0.name == key.name } }
+        self.keyColumns = keyColumns
         if upsert, keyColumns.isEmpty { throw CLIError.usage("\(table.name) has no primary key to upsert on") }
         existsText = "SELECT 1 FROM \(TableInfo.quote(table.name)) WHERE "
-            + keyColumns.map { "\(TableInfo.quote(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
+            + keyColumns.map { "\(TableInfo.quote(table.columns[$0].name)) = \(placeholders[$0])" }.joined(separator: " AND ")
     }
 
     /// Writes `record` in `tx`; returns true for an insert, false for an upsert that updated an existing row.
     /// A failure names the record's input line (and its key when it has one).
-    func write(_ record: InputRecord, in tx: Transaction) throws -> Bool {
+    func write(_ record: InputRecord, in tx: any CommandTransaction) throws -> Bool {
         let sql = text(for: record.columns)
         var existed = false
         if upsert, keyColumns.allSatisfy({ record.columns.contains($0) }) {
@@ -60,7 +67,7 @@ final class ImportStatements {
         var sql =
             names.isEmpty
             ? "\(into) DEFAULT VALUES"
-            : "\(into) (\(names.map(TableInfo.quote).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+            : "\(into) (\(names.map(TableInfo.quote).joined(separator: ", "))) VALUES (\(columns.map { placeholders[$0] }.joined(separator: ", ")))"
         if upsert {
             let keyNames = keyColumns.map { table.columns[$0].name }
             let updates = names.filter { !keyNames.contains($0) }.map { "\(TableInfo.quote($0)) = excluded.\(TableInfo.quote($0))" }
