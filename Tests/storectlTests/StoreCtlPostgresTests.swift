@@ -6,7 +6,7 @@ import Testing
 
 /// `storectl --db postgres://…`: the real binary against the test server, each test its own database
 /// (``PostgresTestDatabase``), and the same commands against a SQLite file where the output must agree.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+@Suite(.timeLimit(.minutes(3)), .tags(.processes), .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct StoreCtlPostgresTests {
     /// The same rows for both engines: SQL that SQLite and PostgreSQL both run (explicit ids and times).
     static let seedSQL = [
@@ -202,6 +202,7 @@ struct StoreCtlPostgresTests {
             expectFailure(
                 try cli(["query", "SELECT 1; DELETE FROM nodes", "--db", url]), exit: 2, code: "usage")
             expectFailure(try cli(["list", "nodes", "--where", "x > :min", "--db", url]), exit: 2, code: "usage", "--param min")
+            expectFailure(try cli(["query", "SELECT :id", "--db", url]), exit: 2, code: "invalid_input", ":id")
             #expect(try database.psql("SELECT count(*) FROM nodes").trimmingCharacters(in: .whitespacesAndNewlines) == "3")
             // A database that does not exist: not found, naming it.
             let missing = url.replacingOccurrences(of: "/\(database.name)", with: "/\(database.name)_missing")

@@ -24,12 +24,17 @@ struct Query: ParsableCommand {
         let printer = global.output.rowPrinter(progress: true)
         try store.withReadTransaction { tx in
             try WhereOptions.checkReadOnly(sql, what: "query", in: tx)
+            if let missing = try tx.parameterNames(sql).first(where: { filter.values[$0] == nil }) {
+                throw StoreError(.invalidInput, "the query uses :\(missing); pass --param \(missing)=VALUE")
+            }
             do {
                 try tx.forEachRow(sql, named: filter.values) { printer.print($0) }  // printed as stepped: nothing is held
             } catch let error as StoreError where error.code == .readOnly {
                 // PostgreSQL: a write the text did not show (a function), refused by the READ ONLY transaction.
                 throw CLIError.usage("query must only read; it would change the store (\(error.message))")
-            } catch let error as StoreError where error.code == .invalidInput || error.code == .notFound {
+            } catch let error as StoreError
+                where GlobalOptions.isPostgresURL(global.path) && (error.code == .invalidInput || error.code == .notFound)
+            {
                 // PostgreSQL checks the SQL when it runs it (SQLite when it prepares it, above): the same usage error.
                 throw CLIError.usage("query: \(error.message)")
             }
