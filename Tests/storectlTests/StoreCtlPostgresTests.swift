@@ -84,6 +84,9 @@ struct StoreCtlPostgresTests {
                     (["upsert", "user_info", #"{"id":"u2","name":"Bobby","created_at":"2026-11-02T10:00:00.000Z","updated_at":"2026-11-03T10:00:00.000Z"}"#], nil),
                     (["update", "nodes", "1", "--set", "x=10.5", "--set", "name=Start", "--set", "updated_at=2026-11-04T10:00:00.000Z"], nil),
                     (["delete", "user_info", "u1"], nil),
+                    (["insert", "nodes", #"{"id":2,"name":"gone","x":7,"y":0}"#, "--dry-run"], nil),
+                    (["insert", "nodes", #"{"id":3,"name":"B","x":20,"y":0,"created_at":"2026-11-05T10:00:00.000Z","updated_at":"2026-11-05T10:00:00.000Z"}"#], nil),
+                    (["delete", "nodes", "--where", "x > :min", "--param", "min=15", "--yes"], nil),
                 ]
                 for write in writes {
                     let sqlite = try cli(write.arguments + ["--db", path], stdin: write.stdin)

@@ -15,7 +15,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: table, json, ndjson or csv. Default: table on a terminal, ndjson otherwise.")
     var format: OutputFormat?
 
-    @Option(name: .long, help: "How long to wait for another writer's lock, e.g. 5s or 500ms.")
+    @Option(name: .long, help: "How long to wait for another writer's lock, e.g. 5s or 500ms (on PostgreSQL: each transaction's lock_timeout).")
     var busyTimeout: String = "5s"
 
     @Flag(name: .long, help: "No colour, even on a terminal (NO_COLOR is respected too).")
