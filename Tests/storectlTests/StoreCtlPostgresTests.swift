@@ -234,6 +234,11 @@ struct StoreCtlPostgresTests {
             expectFailure(try cli(["backup", "/tmp/never.sqlite", "--db", database.url]), exit: 2, code: "usage", "pg_dump")
             expectFailure(try cli(["backups", "--db", database.url]), exit: 2, code: "usage", "pg_dump")
             expectFailure(try cli(["checkpoint", "--db", database.url]), exit: 2, code: "usage", "the server checkpoints")
+            expectFailure(try cli(["migrate", "repair", "--accept", "0001", "--db", database.url]), exit: 2, code: "usage", "PostgreSQL")
+            try withTemporaryDirectory { directory in
+                expectFailure(try cli(["demo", "--db", database.url], directory: directory), exit: 2, code: "usage", "SQLite file")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "demo made no file")
+            }
             #expect(!FileManager.default.fileExists(atPath: "/tmp/never.sqlite"))
             // Nothing was made in the database either.
             #expect(try database.psql("SELECT to_regclass('_store_migrations') IS NULL").contains("t"))

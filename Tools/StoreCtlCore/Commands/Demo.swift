@@ -15,6 +15,9 @@ struct Demo: ParsableCommand {
     @Option(name: .long, help: "The store file to create or reuse.") var db = "demo.sqlite"
 
     func run() throws {
+        guard !GlobalOptions.isPostgresURL(db) else {
+            throw CLIError.usage("demo plays on a SQLite file, not on --db \(GlobalOptions.redacted(db)); pass a file name")
+        }
         let store = try Store(path: db)
         defer { store.close() }
         let say: @Sendable (String) -> Void = { line in print(line) }
