@@ -2,7 +2,7 @@ import Foundation
 import ObservableStore
 
 /// What storectl's engine-neutral commands need of a store, so that one command runs on either engine: the SQLite
-/// `Store` (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` (PostgresCommandStore.swift).
+/// `Store` (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` wrapped in `PostgresCommandStore`.
 protocol CommandStore: AnyObject {
     /// Where the store is, as errors and `info` name it: a path, or a URL with any password hidden.
     var location: String { get }
