@@ -157,36 +157,36 @@ struct ServerDurableListenerTests {
                         try delivery.acknowledge(in: tx)
                         if blocking {
                             inWrite.signal()
-                            release.wait(seconds: helperWaitSeconds)
+                            _ = release.wait(timeout: .now() + 40)
                         }
                     }
                 }
             }
-            let holderToken = try holder.listenDurably("one", filter: .table("nodes"), handler: consumer(holder, "holder", blocking: true))
+            let holderToken = try holder.listenDurably(
+                "one", filter: .table("nodes"), handler: consumer(holder, "holder", blocking: true))
             defer { holderToken.cancel() }
             try waitUntil { holderHolds(server, "one") }
-            let standbyToken = try standby.listenDurably("one", filter: .table("nodes"), handler: consumer(standby, "standby", blocking: false))
+            let standbyToken = try standby.listenDurably(
+                "one", filter: .table("nodes"), handler: consumer(standby, "standby", blocking: false))
             defer { standbyToken.cancel() }
             let first = try #require(try insertNodes(server, 1).first)
-            try inWrite.waitForSignal("the holder inside its write")
+            try #require(inWrite.wait(timeout: .now() + 10) == .success, "the holder inside its write")
             // The holder's lock session dies while its handler's write (effect + acknowledgement) is open: the standby
             // takes the name, reads the cursor before that write commits, and delivers the same commit again; its
             // acknowledgement waits for the holder's row lock.
             try server.psql.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
-            try waitUntil("the standby's acknowledgement waiting for the holder's") {
-                usleep(10_000)
-                return try integer(server.psql, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            try waitUntil {  // the standby's acknowledgement waits for the holder's
+                try integer(server.psql, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                     + "AND wait_event_type = 'Lock'") >= 1
             }
             release.signal()
             // The standby's compare-and-set fails (the holder acknowledged it): its write rolls back, and it goes on.
             let second = try #require(try insertNodes(server, 1, prefix: "second").first)
             let expected = "\(first):holder,\(second):standby"
-            try waitUntil("the standby to consume the next commit") {
-                usleep(10_000)
-                return try server.psql.query("SELECT string_agg(seq || ':' || consumer, ',' ORDER BY seq) FROM effects").scalar
+            try waitUntil {
+                try server.psql.query("SELECT string_agg(seq || ':' || consumer, ',' ORDER BY seq) FROM effects").scalar
                     == .text(expected)
             }
             try waitUntil { (try standby.durableListeners().first?.cursor ?? 0) == second }
