@@ -146,43 +146,49 @@ struct ServerDurableListenerTests {
             defer { holder.close() }
             let standby = try server.openStore()
             defer { standby.close() }
-            let inWrite = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            /// Records each commit in `effects` and acknowledges in the same write; `blocking` waits inside the write.
-            func consumer(_ store: PostgresStore, _ label: String, blocking: Bool) -> @Sendable (DurableEvent) throws -> Void {
-                { event in
-                    guard case .commit(let delivery) = event else { return }
-                    try store.write { tx in
-                        try tx.execute("INSERT INTO effects (seq, consumer) VALUES ($1, $2)", [delivery.commit.sequence, label])
-                        try delivery.acknowledge(in: tx)
-                        if blocking {
-                            inWrite.signal()
-                            _ = release.wait(timeout: .now() + 40)
-                        }
-                    }
+            let holderInWrite = DispatchSemaphore(value: 0)
+            let releaseHolder = DispatchSemaphore(value: 0)
+            let standbyDelivering = DispatchSemaphore(value: 0)
+            let releaseStandby = DispatchSemaphore(value: 0)
+            let firstDelivery = LockedValue(true)
+            // The holder records the commit in `effects` and, inside the same write, waits, then acknowledges.
+            let holderToken = try holder.listenDurably("one", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                try holder.write { tx in
+                    try tx.execute("INSERT INTO effects (seq, consumer) VALUES ($1, 'holder')", [delivery.commit.sequence])
+                    holderInWrite.signal()
+                    _ = releaseHolder.wait(timeout: .now() + 40)
+                    try delivery.acknowledge(in: tx)
                 }
             }
-            let holderToken = try holder.listenDurably(
-                "one", filter: .table("nodes"), handler: consumer(holder, "holder", blocking: true))
             defer { holderToken.cancel() }
             try waitUntil { holderHolds(server, "one") }
-            let standbyToken = try standby.listenDurably(
-                "one", filter: .table("nodes"), handler: consumer(standby, "standby", blocking: false))
+            // The standby, at its first delivery, waits before its write; then the same write as the holder's.
+            let standbyToken = try standby.listenDurably("one", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                if firstDelivery.exchange(false) {
+                    standbyDelivering.signal()
+                    _ = releaseStandby.wait(timeout: .now() + 40)
+                }
+                try standby.write { tx in
+                    try tx.execute("INSERT INTO effects (seq, consumer) VALUES ($1, 'standby')", [delivery.commit.sequence])
+                    try delivery.acknowledge(in: tx)
+                }
+            }
             defer { standbyToken.cancel() }
             let first = try #require(try insertNodes(server, 1).first)
-            try #require(inWrite.wait(timeout: .now() + 10) == .success, "the holder inside its write")
-            // The holder's lock session dies while its handler's write (effect + acknowledgement) is open: the standby
-            // takes the name, reads the cursor before that write commits, and delivers the same commit again; its
-            // acknowledgement waits for the holder's row lock.
+            try #require(holderInWrite.wait(timeout: .now() + 10) == .success, "the holder inside its write")
+            // The holder's lock session dies while its handler's write is open: the standby takes the name, reads the
+            // cursor (before the holder's acknowledgement) and gets the same commit.
             try server.psql.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
-            try waitUntil {  // the standby's acknowledgement waits for the holder's
-                try integer(server.psql, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                    + "AND wait_event_type = 'Lock'") >= 1
-            }
-            release.signal()
-            // The standby's compare-and-set fails (the holder acknowledged it): its write rolls back, and it goes on.
+            try #require(standbyDelivering.wait(timeout: .now() + 10) == .success, "the standby delivering the same commit")
+            // The dying holder's write commits first (its effect and the cursor); the standby's compare-and-set then
+            // fails, its write rolls back, and it must go on after the commit rather than retry it for ever.
+            releaseHolder.signal()
+            try waitUntil { try integer(server.psql, "SELECT count(*) FROM effects") == 1 }
+            releaseStandby.signal()
             let second = try #require(try insertNodes(server, 1, prefix: "second").first)
             let expected = "\(first):holder,\(second):standby"
             try waitUntil {
