@@ -84,7 +84,8 @@ struct ServerDurableListenerTests {
             try waitUntil { sequences(firstLog) == before }
             // Kill the holder's lock session: the standby takes the name; the holder stops and stands by.
             try server.psql.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                    + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
             Thread.sleep(forTimeInterval: 0.8)
             let after = try insertNodes(server, 3, prefix: "after")
@@ -181,7 +182,8 @@ struct ServerDurableListenerTests {
             // The holder's lock session dies while its handler's write is open: the standby takes the name, reads the
             // cursor (before the holder's acknowledgement) and gets the same commit.
             try server.psql.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                    + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
             try #require(standbyDelivering.wait(timeout: .now() + 10) == .success, "the standby delivering the same commit")
             // The dying holder's write commits first (its effect and the cursor); the standby's compare-and-set then
@@ -244,7 +246,8 @@ struct ServerDurableListenerTests {
     /// Whether some session holds durable listener `name`'s lock.
     private func holderHolds(_ server: ObservedServer, _ name: String) -> Bool {
         (try? server.psql.query(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                 + "AND objid::bigint = (hashtext('store.listener:' || $1)::bigint & 4294967295)", [.text(name)]).scalar)
             == .integer(1)
     }
