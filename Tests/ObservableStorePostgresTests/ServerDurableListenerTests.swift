@@ -152,7 +152,9 @@ struct ServerDurableListenerTests {
             let standbyDelivering = DispatchSemaphore(value: 0)
             let releaseStandby = DispatchSemaphore(value: 0)
             let firstDelivery = LockedValue(true)
-            // The holder records the commit in `effects` and, inside the same write, waits, then acknowledges.
+            // The holder records the commit in `effects` and, inside the same write, waits, then acknowledges. Until it
+            // notices that its lock session died it may still get `second`: that write waits until the test ends (then
+            // its acknowledgement fails and it rolls back), so only the standby can consume `second`.
             let holderToken = try holder.listenDurably("one", filter: .table("nodes")) { event in
                 guard case .commit(let delivery) = event else { return }
                 try holder.write { tx in
@@ -163,6 +165,7 @@ struct ServerDurableListenerTests {
                 }
             }
             defer { holderToken.cancel() }
+            defer { for _ in 0..<3 { releaseHolder.signal() } }  // before the cancel, which waits for the handler
             try waitUntil { holderHolds(server, "one") }
             // The standby, at its first delivery, waits before its write; then the same write as the holder's.
             let standbyToken = try standby.listenDurably("one", filter: .table("nodes")) { event in
