@@ -108,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "store-fixture",
             dependencies: [
-                "ObservableStore", "PowerLossVFS", .target(name: "ObservableStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+                "ObservableStore", "PowerLossVFS",
+                .target(name: "ObservableStorePostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tools/store-fixture"
         ),
@@ -137,7 +138,9 @@ let package = Package(
         // and the conformance suite: the same cases on both engines.
         .testTarget(
             name: "ObservableStorePostgresTests",
-            dependencies: ["ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", "store-fixture", logging]
+            dependencies: [
+                "ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", "store-fixture", logging,
+            ]
         ),
         // One conformance suite for both engines: the same cases on a SQLite file and on a PostgreSQL database (its
         // PostgreSQL suite only with the trait, and skipped with the reason without OBSERVABLE_STORE_POSTGRES_URL).

@@ -52,13 +52,17 @@ struct ServerBindingTests {
             let received = Mutex<[(sequence: Int64, names: [String])]>([])
             // Read by a task of its own, so that every wait below has a deadline.
             let task = Task {
-                for try await element in values { received.withLock { $0.append((element.sequence, element.value.map(\.name))) } }
+                for try await element in values {
+                    received.withLock { $0.append((element.sequence, element.value.map(\.name))) }
+                }
             }
             defer { task.cancel() }
             try await waitForValue("the first value") { !received.withLock { $0.isEmpty } }
             #expect(received.withLock { $0.first?.names } == [])
             let sequence = try #require(try server.commit("INSERT INTO nodes (name, x, y) VALUES ('from psql', 1, 2)"))
-            try await waitForValue("the value at the psql commit") { (received.withLock { $0.last?.sequence } ?? 0) >= sequence }
+            try await waitForValue("the value at the psql commit") {
+                (received.withLock { $0.last?.sequence } ?? 0) >= sequence
+            }
             let latest = received.withLock { $0.last }
             #expect(latest?.names == ["from psql"])
             #expect(latest?.sequence == sequence)
@@ -69,7 +73,9 @@ struct ServerBindingTests {
     private func waitForValue(_ what: String, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw StoreError(.busy, "timed out after 20 s waiting for \(what)") }
+            guard ContinuousClock.now < deadline else {
+                throw StoreError(.busy, "timed out after 20 s waiting for \(what)")
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
     }

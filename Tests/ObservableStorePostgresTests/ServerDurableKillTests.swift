@@ -51,9 +51,9 @@ struct ServerDurableKillTests {
             let inFlight = try #require(first.sequences("inserted").last)
             try waitForConsumed(server, 10)
             try expectEachCommitConsumedOnce(server, count: 10)
-            #expect(try count(server, "SELECT count(*) FROM consumed WHERE seq = \(inFlight) AND pid = \(first.pid)") == 0,
-                "the killed write left nothing")
-            #expect(standby.sequences("deliver").first == inFlight, "the standby redelivers the commit whose write was killed")
+            let killedWrite = "SELECT count(*) FROM consumed WHERE seq = \(inFlight) AND pid = \(first.pid)"
+            #expect(try count(server, killedWrite) == 0, "the killed write left nothing")
+            #expect(standby.sequences("deliver").first == inFlight, "the standby redelivers the killed write's commit")
             try expectTakeover(server, from: first, to: standby)
         }
     }
@@ -113,8 +113,10 @@ struct ServerDurableKillTests {
         #expect(lastByKilled > 0, "the killed consumer committed some effects")
         let following = try count(server, "SELECT min(seq) FROM consumed WHERE seq > \(lastByKilled)")
         #expect(next.sequences("deliver").first == following, "the next consumer starts right after \(lastByKilled)")
-        #expect(try count(server, "SELECT count(*) FROM consumed WHERE pid = \(killed.pid) AND seq > \(lastByKilled)") == 0)
-        #expect(try count(server, "SELECT count(*) FROM consumed WHERE pid = \(next.pid) AND seq <= \(lastByKilled)") == 0)
+        #expect(try count(server, "SELECT count(*) FROM consumed WHERE pid = \(killed.pid) AND seq > \(lastByKilled)")
+            == 0)
+        #expect(try count(server, "SELECT count(*) FROM consumed WHERE pid = \(next.pid) AND seq <= \(lastByKilled)")
+            == 0)
         // What the killed one delivered past its last commit, at most the one in flight, comes again.
         let unfinished = killed.sequences("deliver").filter { $0 > lastByKilled }
         #expect(unfinished.count <= 1)
@@ -154,7 +156,8 @@ private final class Consumer: Sendable {
     /// The lines it logged so far (a line cut by a kill is dropped).
     var lines: [String] {
         guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        return lines.dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
     }
 
     /// The sequences of its lines `<word> SEQ`, in order.

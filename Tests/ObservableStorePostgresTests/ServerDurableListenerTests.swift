@@ -158,7 +158,8 @@ struct ServerDurableListenerTests {
             let holderToken = try holder.listenDurably("one", filter: .table("nodes")) { event in
                 guard case .commit(let delivery) = event else { return }
                 try holder.write { tx in
-                    try tx.execute("INSERT INTO effects (seq, consumer) VALUES ($1, 'holder')", [delivery.commit.sequence])
+                    try tx.execute(
+                        "INSERT INTO effects (seq, consumer) VALUES ($1, 'holder')", [delivery.commit.sequence])
                     holderInWrite.signal()
                     _ = releaseHolder.wait(timeout: .now() + 40)
                     try delivery.acknowledge(in: tx)
@@ -175,7 +176,8 @@ struct ServerDurableListenerTests {
                     _ = releaseStandby.wait(timeout: .now() + 40)
                 }
                 try standby.write { tx in
-                    try tx.execute("INSERT INTO effects (seq, consumer) VALUES ($1, 'standby')", [delivery.commit.sequence])
+                    try tx.execute(
+                        "INSERT INTO effects (seq, consumer) VALUES ($1, 'standby')", [delivery.commit.sequence])
                     try delivery.acknowledge(in: tx)
                 }
             }
@@ -188,7 +190,7 @@ struct ServerDurableListenerTests {
                 "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
                     + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
-            try #require(standbyDelivering.wait(timeout: .now() + 10) == .success, "the standby delivering the same commit")
+            try #require(standbyDelivering.wait(timeout: .now() + 10) == .success, "the standby delivering it again")
             // The dying holder's write commits first (its effect and the cursor); the standby's compare-and-set then
             // fails, its write rolls back, and it must go on after the commit rather than retry it for ever.
             releaseHolder.signal()

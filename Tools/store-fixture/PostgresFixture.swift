@@ -23,7 +23,9 @@ enum PostgresFixture {
     static func consume(url: String, name: String, output: String, delayMilliseconds: Int, delayInWrite: Bool) throws {
         let store = try PostgresStore(url: url)
         defer { store.close() }
-        if !FileManager.default.fileExists(atPath: output) { _ = FileManager.default.createFile(atPath: output, contents: nil) }
+        if !FileManager.default.fileExists(atPath: output) {
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+        }
         let file = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         try file.seekToEnd()
         @Sendable func say(_ line: String) throws {

@@ -108,7 +108,8 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
                     skipped = nil
                     let acknowledged = LockedValue(false)
                     do {
-                        try deliver(.commit(DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)))
+                        let delivery = DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)
+                        try deliver(.commit(delivery))
                     } catch where !stopped && (try? engine.cursor(of: name, isAtLeast: entry.sequence)) == true {
                         // The stored cursor is past this commit already: another consumer of the name acknowledged it
                         // (on PostgreSQL, a holder that had not yet noticed it lost the name), so the handler's own
