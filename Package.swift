@@ -111,7 +111,15 @@ let package = Package(
             exclude: ["Corpus", "Regressions"]
         ),
         // A small program the tests start as a separate process (migrations racing, crashes).
-        .executableTarget(name: "store-fixture", dependencies: ["ObservableStore", "PowerLossVFS"], path: "Tools/store-fixture"),
+        // With the trait, it also runs writers and durable consumers on PostgreSQL.
+        .executableTarget(
+            name: "store-fixture",
+            dependencies: [
+                "ObservableStore", "PowerLossVFS",
+                .target(name: "ObservableStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Tools/store-fixture"
+        ),
         // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
         .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
@@ -137,7 +145,9 @@ let package = Package(
         // and the conformance suite: the same cases on both engines.
         .testTarget(
             name: "ObservableStorePostgresTests",
-            dependencies: ["ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", logging]
+            dependencies: [
+                "ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", "store-fixture", logging,
+            ]
         ),
         // One conformance suite for both engines: the same cases on a SQLite file and on a PostgreSQL database (its
         // PostgreSQL suite only with the trait, and skipped with the reason without OBSERVABLE_STORE_POSTGRES_URL).

@@ -48,14 +48,35 @@ struct ServerBindingTests {
         try await ObservedServer.withAsync { server in
             let store = try server.openStore()
             defer { store.close() }
-            var iterator = try store.values(of: Query<NodeVO>().order(by: "name")).makeAsyncIterator()
-            let first = try await iterator.next()
-            #expect(first?.value.isEmpty == true)
+            let values = try store.values(of: Query<NodeVO>().order(by: "name"))
+            let received = Mutex<[(sequence: Int64, names: [String])]>([])
+            // Read by a task of its own, so that every wait below has a deadline.
+            let task = Task {
+                for try await element in values {
+                    received.withLock { $0.append((element.sequence, element.value.map(\.name))) }
+                }
+            }
+            defer { task.cancel() }
+            try await waitForValue("the first value") { !received.withLock { $0.isEmpty } }
+            #expect(received.withLock { $0.first?.names } == [])
             let sequence = try #require(try server.commit("INSERT INTO nodes (name, x, y) VALUES ('from psql', 1, 2)"))
-            var latest = try await iterator.next()
-            while let current = latest, current.sequence < sequence { latest = try await iterator.next() }
-            #expect(latest?.value.map(\.name) == ["from psql"])
+            try await waitForValue("the value at the psql commit") {
+                (received.withLock { $0.last?.sequence } ?? 0) >= sequence
+            }
+            let latest = received.withLock { $0.last }
+            #expect(latest?.names == ["from psql"])
             #expect(latest?.sequence == sequence)
+        }
+    }
+
+    /// Sleeps 5 ms at a time until `condition` holds; throws naming `what` after 20 s (without blocking a thread).
+    private func waitForValue(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                throw StoreError(.busy, "timed out after 20 s waiting for \(what)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 

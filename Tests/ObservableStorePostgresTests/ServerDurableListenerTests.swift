@@ -84,7 +84,8 @@ struct ServerDurableListenerTests {
             try waitUntil { sequences(firstLog) == before }
             // Kill the holder's lock session: the standby takes the name; the holder stops and stands by.
             try server.psql.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                    + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                     + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
             Thread.sleep(forTimeInterval: 0.8)
             let after = try insertNodes(server, 3, prefix: "after")
@@ -139,6 +140,72 @@ struct ServerDurableListenerTests {
         }
     }
 
+    @Test func aConsumerThatTookOverSkipsACommitTheOldHolderAcknowledgedLate() throws {
+        try ObservedServer.with { server in
+            try server.psql.execute("CREATE TABLE effects (seq bigint NOT NULL, consumer text NOT NULL)")
+            let holder = try server.openStore()
+            defer { holder.close() }
+            let standby = try server.openStore()
+            defer { standby.close() }
+            let holderInWrite = DispatchSemaphore(value: 0)
+            let releaseHolder = DispatchSemaphore(value: 0)
+            let standbyDelivering = DispatchSemaphore(value: 0)
+            let releaseStandby = DispatchSemaphore(value: 0)
+            let firstDelivery = LockedValue(true)
+            // The holder records the commit in `effects` and, inside the same write, waits, then acknowledges. Until it
+            // notices that its lock session died it may still get `second`: that write waits until the test ends (then
+            // its acknowledgement fails and it rolls back), so only the standby can consume `second`.
+            let holderToken = try holder.listenDurably("one", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                try holder.write { tx in
+                    try tx.execute(
+                        "INSERT INTO effects (seq, consumer) VALUES ($1, 'holder')", [delivery.commit.sequence])
+                    holderInWrite.signal()
+                    _ = releaseHolder.wait(timeout: .now() + 40)
+                    try delivery.acknowledge(in: tx)
+                }
+            }
+            defer { holderToken.cancel() }
+            defer { for _ in 0..<3 { releaseHolder.signal() } }  // before the cancel, which waits for the handler
+            try waitUntil { holderHolds(server, "one") }
+            // The standby, at its first delivery, waits before its write; then the same write as the holder's.
+            let standbyToken = try standby.listenDurably("one", filter: .table("nodes")) { event in
+                guard case .commit(let delivery) = event else { return }
+                if firstDelivery.exchange(false) {
+                    standbyDelivering.signal()
+                    _ = releaseStandby.wait(timeout: .now() + 40)
+                }
+                try standby.write { tx in
+                    try tx.execute(
+                        "INSERT INTO effects (seq, consumer) VALUES ($1, 'standby')", [delivery.commit.sequence])
+                    try delivery.acknowledge(in: tx)
+                }
+            }
+            defer { standbyToken.cancel() }
+            let first = try #require(try insertNodes(server, 1).first)
+            try #require(holderInWrite.wait(timeout: .now() + 10) == .success, "the holder inside its write")
+            // The holder's lock session dies while its handler's write is open: the standby takes the name, reads the
+            // cursor (before the holder's acknowledgement) and gets the same commit.
+            try server.psql.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                    + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+                    + "AND objid::bigint = (hashtext('store.listener:one')::bigint & 4294967295)")
+            try #require(standbyDelivering.wait(timeout: .now() + 10) == .success, "the standby delivering it again")
+            // The dying holder's write commits first (its effect and the cursor); the standby's compare-and-set then
+            // fails, its write rolls back, and it must go on after the commit rather than retry it for ever.
+            releaseHolder.signal()
+            try waitUntil { try integer(server.psql, "SELECT count(*) FROM effects") == 1 }
+            releaseStandby.signal()
+            let second = try #require(try insertNodes(server, 1, prefix: "second").first)
+            let expected = "\(first):holder,\(second):standby"
+            try waitUntil {
+                try server.psql.query("SELECT string_agg(seq || ':' || consumer, ',' ORDER BY seq) FROM effects").scalar
+                    == .text(expected)
+            }
+            try waitUntil { (try standby.durableListeners().first?.cursor ?? 0) == second }
+        }
+    }
+
     @Test func aCursorBehindTheRetainedLogGetsCursorExpired() throws {
         try ObservedServer.with { server in
             let store = try server.openStore { $0.retention = RetentionPolicy(minimumKeptCommits: 2, minimumKeptAge: nil, hardCapCommits: 2) }
@@ -184,7 +251,8 @@ struct ServerDurableListenerTests {
     /// Whether some session holds durable listener `name`'s lock.
     private func holderHolds(_ server: ObservedServer, _ name: String) -> Bool {
         (try? server.psql.query(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+                + "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                 + "AND objid::bigint = (hashtext('store.listener:' || $1)::bigint & 4294967295)", [.text(name)]).scalar)
             == .integer(1)
     }

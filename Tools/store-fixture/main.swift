@@ -20,6 +20,13 @@
 //   store-fixture consume-pieces DB NAME DELAY_MS          durable listener NAME of nodes: records each changed key in
 //                                                        `consumed_keys` and acknowledges in the same transaction, per
 //                                                        piece, then sleeps DELAY_MS; exits once caught up
+//   store-fixture pg-write URL COUNT [DELAY_MS]          (trait PostgreSQL) COUNT commits on PostgreSQL, each
+//                                                        inserting a node
+//   store-fixture pg-consume URL NAME OUT [DELAY_MS [in-write]]
+//                                                        (trait PostgreSQL) durable listener NAME of nodes until
+//                                                        killed: each commit's sequence goes into table `consumed`
+//                                                        with this pid, acknowledged in the same write; progress
+//                                                        lines in OUT (see PostgresFixture.consume)
 //   store-fixture measure-capture [ROWS] [REPEATS]       time change capture + change log layouts (build with -c release)
 //   store-fixture measure-feed [COMMITS]                 cross-process latency p50/p99 and idle CPU (build with -c release)
 //
@@ -79,6 +86,17 @@ do {
             killAfterMilliseconds: arguments.count > 4 ? Int(arguments[4]) : nil)
     case "consume-pieces" where arguments.count >= 4:
         try BigTransaction.consumePieces(path: arguments[1], name: arguments[2], delayMilliseconds: Int(arguments[3]) ?? 0)
+    #if PostgreSQL
+    case "pg-write" where arguments.count >= 3:
+        try PostgresFixture.write(
+            url: arguments[1], count: Int(arguments[2]) ?? 0,
+            delayMilliseconds: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "pg-consume" where arguments.count >= 4:
+        try PostgresFixture.consume(
+            url: arguments[1], name: arguments[2], output: arguments[3],
+            delayMilliseconds: arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0,
+            delayInWrite: arguments.dropFirst(5).contains("in-write"))
+    #endif
     case "measure-capture":
         try CaptureMeasurement.run(
             rows: arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000,

@@ -107,7 +107,20 @@ package final class DurableListener<Engine: StoreEngine>: @unchecked Sendable {
                     if let skipped { try acknowledge(skipped, engine) }
                     skipped = nil
                     let acknowledged = LockedValue(false)
-                    try deliver(.commit(DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)))
+                    do {
+                        let delivery = DurableCommit(commit: commit, listenerName: name, acknowledged: acknowledged)
+                        try deliver(.commit(delivery))
+                    } catch where !stopped && (try? engine.cursor(of: name, isAtLeast: entry.sequence)) == true {
+                        // The stored cursor is past this commit already: another consumer of the name acknowledged it
+                        // (on PostgreSQL, a holder that had not yet noticed it lost the name), so the handler's own
+                        // acknowledgement failed. Its effects are done: go on after it instead of retrying it forever.
+                        logger.notice(
+                            "durable listener skips a commit acknowledged elsewhere",
+                            metadata: ["listener": "\(name)", "sequence": "\(entry.sequence)", "error": "\(error)"])
+                        cursor = entry.sequence
+                        cursorPieces = 0
+                        continue
+                    }
                     // Also after acknowledge(in:): that transaction may have rolled back; moving the cursor
                     // again is harmless (it never moves back).
                     try acknowledge(entry.sequence, engine, alreadyInStore: acknowledged.value)
