@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -167,5 +167,13 @@ for target in package.targets where [.regular, .executable, .test, .macro].conta
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),
             .enableUpcomingFeature("MemberImportVisibility"),
-        ]
+        ] + warningsAsErrors()
+}
+
+// OBSERVABLE_STORE_WARNINGS_AS_ERRORS=1 (set by .ci/run): a warning in this package's Swift code fails every build,
+// `swift build` and `swift test` alike. It is a setting rather than -Xswiftc -warnings-as-errors, whose builds and a
+// plain `swift test`'s rebuild each other's modules; and it is off unless asked for, because Xcode builds a package
+// dependency with -suppress-warnings, which conflicts with it.
+func warningsAsErrors() -> [SwiftSetting] {
+    Context.environment["OBSERVABLE_STORE_WARNINGS_AS_ERRORS"] == "1" ? [.treatAllWarnings(as: .error)] : []
 }
