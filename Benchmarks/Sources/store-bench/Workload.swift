@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// The benchmark cases (issue 6), each run in a fresh process and directory.
@@ -186,57 +187,9 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 }
 
 /// Wall-clock seconds, for latencies measured across threads and processes.
-func wallClock() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_REALTIME, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
-
 func peakResidentBytes() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) * 1024
 }
 
-/// Collects latencies from any thread and lets the caller wait for a count.
-final class LatencyBox: @unchecked Sendable {
-    // @unchecked: guarded by `condition`.
-    private let condition = NSCondition()
-    private var values: [Double] = []
-    private var events = 0
-    /// The count `wait(for:)` waits for: the waiter is woken once, when it is reached, not for every event
-    /// (a fan-out's thousands of handlers would otherwise each wake it, and slow each other down on the lock).
-    private var target = Int.max
-
-    func add(_ value: Double) {
-        condition.withLock {
-            values.append(value)
-            events += 1
-            if events >= target { condition.broadcast() }
-        }
-    }
-
-    func count() {
-        condition.withLock {
-            events += 1
-            if events >= target { condition.broadcast() }
-        }
-    }
-
-    var all: [Double] { condition.withLock { values } }
-
-    func wait(for count: Int, timeout: Double = 120) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        return condition.withLock {
-            target = count
-            defer { target = .max }
-            while events < count { if !condition.wait(until: deadline) { return events >= count } }
-            return true
-        }
-    }
-}

@@ -1,0 +1,28 @@
+// store-bench-postgres: PostgresStore against raw postgres-nio on a real server, several repetitions in one run,
+// then medians and ratios (issue 20's benchmarks; results in Benchmarks/RESULTS.md).
+//
+//   swift run -c release --package-path Benchmarks store-bench-postgres [--url URL] [--repeat N] [--only CASE,...]
+//
+// URL: postgres://user@host:port/database (default $OBSERVABLE_STORE_POSTGRES_URL); each case creates and drops
+// its own database on that server. Cases: commits_1, commits_4, commits_8, latency, fetch_all, fetch_by_id.
+import BenchSupport
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "writer", arguments.count == 4, let count = Int(arguments[2]), let pause = Int(arguments[3]) {
+    do {
+        try runBlocking { try await CommitLatency.writer(url: arguments[1], count: count, pause: .milliseconds(pause)) }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("store-bench-postgres: writer: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+do {
+    try PostgresBench(arguments: arguments).run()
+} catch {
+    FileHandle.standardError.write(Data("store-bench-postgres: \(error)\n".utf8))
+    exit(1)
+}
