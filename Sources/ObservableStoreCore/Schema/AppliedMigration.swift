@@ -27,4 +27,15 @@ public struct AppliedMigration: Sendable, Equatable {
         self.durationMilliseconds = durationMilliseconds
         self.appliedBy = appliedBy
     }
+
+    /// The history's columns, in the order ``init(historyRow:)`` reads them: `SELECT \(columns) FROM <history>`.
+    package static let historyColumns = "set_name, version, name, checksum, applied_at, duration_ms, applied_by"
+
+    /// A history row as either engine returns it (the columns of ``historyColumns``).
+    package init(historyRow row: Row) {
+        self.init(
+            set: row.value("set_name") ?? "", version: row.value("version") ?? 0, name: row.value("name") ?? "",
+            checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at") ?? Date(timeIntervalSince1970: 0),
+            durationMilliseconds: row.value("duration_ms") ?? 0, appliedBy: row.value("applied_by") ?? "")
+    }
 }

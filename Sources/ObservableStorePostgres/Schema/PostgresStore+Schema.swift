@@ -11,14 +11,8 @@ extension PostgresStore {
                 return []
             }
             return try tx.fetchRows(
-                "SELECT set_name, version, name, checksum, applied_at, duration_ms, applied_by "
-                    + "FROM \(PostgresMigrator.historyTable) ORDER BY set_name, version"
-            ).map { row in
-                AppliedMigration(
-                    set: row.value("set_name") ?? "", version: row.value("version") ?? 0, name: row.value("name") ?? "",
-                    checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at") ?? Date(timeIntervalSince1970: 0),
-                    durationMilliseconds: row.value("duration_ms") ?? 0, appliedBy: row.value("applied_by") ?? "")
-            }
+                "SELECT \(AppliedMigration.historyColumns) FROM \(PostgresMigrator.historyTable) ORDER BY set_name, version"
+            ).map(AppliedMigration.init(historyRow:))
         }
     }
 
