@@ -25,6 +25,8 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case durableAcknowledgementInsideTheHandlersWrite
     case migrationHistoryIsRecorded
     case aNewerSchemaIsRefusedAndLeftUnchanged
+    case aMigrationRehearsalChangesNothing
+    case anEditedChecksumIsAcceptedOnlyForAnAppliedFile
 
     var testDescription: String { rawValue }
 
@@ -54,6 +56,8 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .durableAcknowledgementInsideTheHandlersWrite: try Cases.durableAcknowledgementInsideTheHandlersWrite(engine)
         case .migrationHistoryIsRecorded: try Cases.migrationHistoryIsRecorded(engine)
         case .aNewerSchemaIsRefusedAndLeftUnchanged: try Cases.aNewerSchemaIsRefusedAndLeftUnchanged(engine)
+        case .aMigrationRehearsalChangesNothing: try Cases.aMigrationRehearsalChangesNothing(engine)
+        case .anEditedChecksumIsAcceptedOnlyForAnAppliedFile: try Cases.anEditedChecksumIsAcceptedOnlyForAnAppliedFile(engine)
         }
     }
 }

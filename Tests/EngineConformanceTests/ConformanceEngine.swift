@@ -14,6 +14,9 @@ protocol ConformanceEngine: Sendable {
     /// location every time, so closing and opening again resumes the same store.
     func open() throws -> Store
 
+    /// Opens the store with the service's `migrationSets` (SQL both engines accept) and `policy`.
+    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> Store
+
     /// `commit.acknowledge(in: transaction)`, the engine's overload.
     func acknowledge(_ commit: DurableCommit, in transaction: Store.Transaction) throws
 

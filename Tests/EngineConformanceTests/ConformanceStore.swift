@@ -16,8 +16,6 @@ protocol ConformanceStore: AnyObject, Sendable {
     associatedtype NodeRepository: ConformanceRepository where NodeRepository.R == NodeVO
     /// The engine's `CommittedWrite<Void>`.
     associatedtype CommittedVoid: ConformanceCommittedWrite
-    /// The engine's record of an applied migration (SQLite: `AppliedMigration`).
-    associatedtype AppliedMigration: ConformanceAppliedMigration
 
     // Writing and reading.
 
@@ -93,4 +91,10 @@ protocol ConformanceStore: AnyObject, Sendable {
     func appliedMigrations() throws -> [AppliedMigration]
     /// The library's schema version (the last applied migration of its own set).
     func schemaVersion() throws -> Int
+    /// Where every migration of the library's set and the configured sets stands.
+    func migrationStatus() throws -> MigrationStatus
+    /// Rehearses applying the pending migrations and returns the history rows written; changes nothing.
+    func rehearsePendingMigrations() throws -> [AppliedMigration]
+    /// Re-records an applied migration's checksum as its file's; returns the old and new ones.
+    func acceptMigrationChange(version: Int, set: String) throws -> (old: String, new: String)
 }

@@ -32,6 +32,13 @@ struct PostgresEngine: ConformanceEngine {
 
     func open() throws -> PostgresConformanceStore { try openPostgresStore(url: database.url) }
 
+    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> PostgresConformanceStore {
+        var configuration = PostgresStoreConfiguration()
+        configuration.migrationSets = migrationSets
+        configuration.migrationPolicy = policy
+        return try PostgresStore(url: database.url, configuration: configuration)
+    }
+
     func acknowledge(_ commit: DurableCommit, in transaction: PostgresConformanceStore.Transaction) throws {
         try commit.acknowledge(in: transaction)
     }

@@ -5,7 +5,6 @@ extension Store: ConformanceStore {}
 extension Transaction: ConformanceTransaction {}
 extension Repository: ConformanceRepository {}
 extension CommittedWrite: ConformanceCommittedWrite {}
-extension AppliedMigration: ConformanceAppliedMigration {}
 
 // Swift cannot infer an associated type from a generic witness (`repository<R>(_:origin:) -> Repository<R>`), so the
 // two generic engine types are named here, for the record and the value type the cases use.

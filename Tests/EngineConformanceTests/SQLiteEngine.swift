@@ -16,6 +16,13 @@ struct SQLiteEngine: ConformanceEngine {
 
     func open() throws -> ObservableStore.Store { try ObservableStore.Store(path: path) }
 
+    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> ObservableStore.Store {
+        var configuration = StoreConfiguration()
+        configuration.migrationSets = migrationSets
+        configuration.migrationPolicy = policy
+        return try ObservableStore.Store(path: path, configuration: configuration)
+    }
+
     func acknowledge(_ commit: DurableCommit, in transaction: ObservableStore.Transaction) throws {
         try commit.acknowledge(in: transaction)
     }

@@ -156,7 +156,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
             try seedNodes(path, [NodeVO(name: "A", x: 0, y: 0)])
             try recordFutureMigration(path)
             for command in [["list", "nodes"], ["insert", "nodes", #"{"name":"n","x":1,"y":2}"#], ["migrate", "up"]] {
-                expectFailure(try cli(["--db", path] + command), exit: 7, code: "schema_too_new", "0099")
+                expectFailure(try cli(["--db", path] + command), exit: 7, code: "schema_too_new", "newer")
             }
             #expect(try rowCount(path) == 1)
         }
@@ -171,6 +171,50 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
             let backup = try cli(["--db", path, "backup", copy])
             expectSuccess(backup)
             #expect(FileManager.default.fileExists(atPath: copy))
+        }
+    }
+
+    // MARK: - migrate plan
+
+    @Test func planRehearsesEveryPendingFileAndChangesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let path = storePath(in: directory)
+            try StoreMigrator.migrate(path: path, upTo: 1)
+            try withStore(path) { store in
+                try store.write { try $0.execute("INSERT INTO nodes (name, x, y) VALUES ('seeded at 1', 3, 4)") }
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let plan = try cli(["--db", path, "migrate", "plan", "--format", "ndjson"])
+            expectSuccess(plan)
+            let rows = try jsonLines(plan)
+            #expect(rows.map { $0["version"] as? String } == (2...latest).map(fourDigits), "\(plan)")
+            #expect(rows.allSatisfy { $0["result"] as? String == "ok" && ($0["duration_ms"] as? Int ?? -1) >= 0 }, "\(plan)")
+            #expect(rows.first?["name"] as? String == MigrationSet.store.migrations[1].name)
+            #expect(try appliedStoreVersions(path) == [1], "the rehearsal ran on a copy")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("store.sqlite.pre-") }.isEmpty)
+        }
+    }
+
+    @Test func planNamesAFileThatFailsOnTheDataAndChangesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let path = storePath(in: directory)
+            try StoreMigrator.migrate(path: path, upTo: 1)
+            // A table the next file creates, made by hand: 0002 fails on this store's data.
+            try withStore(path) { store in try store.write { try $0.execute("CREATE TABLE user_info (id TEXT)") } }
+            expectFailure(try cli(["--db", path, "migrate", "plan"]), exit: 8, code: "migration_conflict", "0002_create_user_info")
+            #expect(try appliedStoreVersions(path) == [1])
+        }
+    }
+
+    @Test func planHasNothingToDoOnAnUpToDateStoreAndRefusesANewerOne() throws {
+        try withTemporaryDirectory { directory in
+            let path = try initStore(in: directory)
+            let current = try cli(["--db", path, "migrate", "plan"])
+            expectSuccess(current)
+            #expect(current.stdout.isEmpty && current.stderr.contains("nothing to do"), "\(current)")
+            try recordFutureMigration(path)
+            expectFailure(try cli(["--db", path, "migrate", "plan"]), exit: 7, code: "schema_too_new", "newer")
         }
     }
 

@@ -15,6 +15,11 @@ protocol CommandStore: AnyObject {
     func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T
     /// Where every migration stands.
     func migrationStatus() throws -> MigrationStatus
+    /// Rehearses `migrate up` and returns the history rows it wrote, in apply order, leaving the store unchanged: on
+    /// SQLite on a temporary copy, on PostgreSQL in one transaction that is rolled back.
+    func rehearsePendingMigrations() throws -> [AppliedMigration]
+    /// Re-records the checksum of applied migration `version` of `set` after review; returns the old and new ones.
+    func acceptMigrationChange(version: Int, set: String) throws -> (old: String, new: String)
     /// The store's schema version (its own set's last applied migration).
     func schemaVersion() throws -> Int
     /// The last commit sequence (0 before the first commit).

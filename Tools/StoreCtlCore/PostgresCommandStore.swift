@@ -43,6 +43,12 @@ final class PostgresCommandStore: CommandStore {
 
     func schemaVersion() throws -> Int { try store.schemaVersion() }
 
+    func rehearsePendingMigrations() throws -> [AppliedMigration] { try store.rehearsePendingMigrations() }
+
+    func acceptMigrationChange(version: Int, set: String) throws -> (old: String, new: String) {
+        try store.acceptMigrationChange(version: version, set: set)
+    }
+
     func lastSequence() throws -> Int64 { try store.lastSequence() }
 
     func listen(

@@ -71,14 +71,39 @@ extension Store {
             history: try appliedMigrations().map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
     }
 
+    /// Rehearses applying the pending migrations (`storectl migrate plan`): applies them to a temporary copy of the
+    /// store, made with the backup API, so the real SQL meets the real data. Returns the history rows the rehearsal
+    /// wrote (with each file's duration), in apply order; empty when nothing is pending. This store is not changed.
+    ///
+    /// Throws what opening the copy throws: ``/ObservableStoreCore/StoreError/Code/migrationConflict`` for a file
+    /// that fails (naming it) or a history that conflicts with the code, and
+    /// ``/ObservableStoreCore/StoreError/Code/schemaTooNew``.
+    public func rehearsePendingMigrations() throws -> [AppliedMigration] {
+        let status = try migrationStatus()
+        do {
+            try status.requireCurrent()
+            return []
+        } catch let error as StoreError where error.code == .migrationNeeded {}
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("store-rehearsal-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-migrate.lock"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        try backup(to: copy)
+        var rehearsal = configuration
+        rehearsal.createIfMissing = false
+        rehearsal.migrationPolicy = .migrate
+        rehearsal.backupBeforeMigrating = false
+        let rehearsed = try Store(path: copy, configuration: rehearsal)
+        defer { rehearsed.close() }
+        let applied = try rehearsed.appliedMigrations()
+        return status.pending.compactMap { entry in applied.first { $0.set == entry.set && $0.version == entry.version } }
+    }
+
     /// Re-records the checksum of applied migration `version` of `set` as the known file's, after a
     /// person reviewed the edit. Returns the old and new checksums. Never marks an unapplied file applied.
+    ///
+    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when no known set has that migration, or it is not
+    /// applied.
     public func acceptMigrationChange(version: Int, set: String = MigrationSet.storeSetName) throws -> (old: String, new: String) {
-        guard let migrationSet = ([MigrationSet.store] + configuration.migrationSets).first(where: { $0.name == set }),
-            let migration = migrationSet.migrations.first(where: { $0.version == version })
-        else {
-            throw StoreError(.notFound, "no migration \(Migration.format(version)) in set \(set)")
-        }
+        let migration = try ([MigrationSet.store] + configuration.migrationSets).migration(version, of: set)
         return try write { tx in
             guard
                 let old = try tx.fetchValue(

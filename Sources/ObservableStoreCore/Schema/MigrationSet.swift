@@ -64,3 +64,14 @@ public struct MigrationSet: Sendable {
     /// The highest version in the set (0 when empty).
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 }
+
+extension [MigrationSet] {
+    /// The migration `version` of the set named `set`, for `acceptMigrationChange` on either engine; throws
+    /// ``StoreError/Code/notFound`` naming both when no known set has it.
+    package func migration(_ version: Int, of set: String) throws -> Migration {
+        guard let migration = first(where: { $0.name == set })?.migrations.first(where: { $0.version == version }) else {
+            throw StoreError(.notFound, "no migration \(Migration.format(version)) in set \(set)")
+        }
+        return migration
+    }
+}

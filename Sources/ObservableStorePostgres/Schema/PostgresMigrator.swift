@@ -69,10 +69,42 @@ struct PostgresMigrator {
         let history = try readHistory()
         try validate(history)
         guard !pending(history, limit: limit).isEmpty else { return }
-        // A database already in use has a change log: each file applied is logged as a schema change, so that
-        // listeners read again. A new database's are not.
-        let logsSchemaChanges = try connection.query("SELECT to_regclass('_store_commits') IS NOT NULL").scalar == .integer(1)
-        while try applyNext(limit: limit, logged: logsSchemaChanges) {}
+        let logged = try logsSchemaChanges()
+        while try applyNext(limit: limit, logged: logged) {}
+    }
+
+    /// A database already in use has a change log: each file applied is logged as a schema change, so that
+    /// listeners read again. A new database's are not.
+    private func logsSchemaChanges() throws -> Bool {
+        try connection.query("SELECT to_regclass('_store_commits') IS NOT NULL").scalar == .integer(1)
+    }
+
+    /// Rehearses ``migrate(limit:)`` (`storectl migrate plan`): in one transaction under the lock, validates the
+    /// history, applies every pending file in order, reads back the history rows it wrote, and rolls everything
+    /// back. The real SQL meets the real data, so errors and durations are real; nothing stays (the files' locks
+    /// are held until the rollback, and sequence values they drew are not returned, as in any rolled-back
+    /// transaction).
+    func rehearse() throws -> [AppliedMigration] {
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+            let logged = try logsSchemaChanges()
+            try connection.execute(PostgresMigrator.bootstrapSQL)
+            let history = try readHistory()
+            try validate(history)
+            let work = pending(history, limit: nil)
+            for (set, migration) in work { try apply(migration, of: set, logged: logged) }
+            let written = try connection.query(
+                "SELECT \(AppliedMigration.historyColumns) FROM \(PostgresMigrator.historyTable)"
+            ).namedRows.map(AppliedMigration.init(historyRow:))
+            try connection.execute("ROLLBACK")
+            return work.compactMap { set, migration in
+                written.first { $0.set == set.name && $0.version == migration.version }
+            }
+        } catch {
+            connection.rollbackOrClose()
+            throw error
+        }
     }
 
     /// In one transaction under the lock: re-reads and validates the history, then applies the first pending file.
@@ -88,13 +120,7 @@ struct PostgresMigrator {
                 try connection.execute("COMMIT")
                 return false
             }
-            let started = ContinuousClock.now
-            if logged {
-                let origin = "migration:\(set.name)/\(migration.id)"
-                try connection.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
-            }
-            try run(migration, of: set)
-            try record(migration, of: set, started: started, logged: logged)
+            try apply(migration, of: set, logged: logged)
             try connection.execute("COMMIT")
             configuration.logger.info("applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
             return true
@@ -148,6 +174,17 @@ struct PostgresMigrator {
     }
 
     // MARK: - Writing
+
+    /// Runs `migration` and records it, in the open transaction (tagged `migration:SET/ID` when `logged`).
+    private func apply(_ migration: Migration, of set: MigrationSet, logged: Bool) throws {
+        let started = ContinuousClock.now
+        if logged {
+            let origin = "migration:\(set.name)/\(migration.id)"
+            try connection.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
+        }
+        try run(migration, of: set)
+        try record(migration, of: set, started: started, logged: logged)
+    }
 
     private func run(_ migration: Migration, of set: MigrationSet) throws {
         guard migration.runsInTransaction else {

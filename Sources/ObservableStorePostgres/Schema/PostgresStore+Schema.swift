@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import ObservableStoreCore
+import StorePostgres
 
 // The migration history, as the SQLite store reports it.
 extension PostgresStore {
@@ -23,6 +24,44 @@ extension PostgresStore {
         MigrationStatus(
             sets: [MigrationSet.postgresStore] + configuration.migrationSets,
             history: try appliedMigrations().map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
+    }
+
+    /// Rehearses applying the pending migrations (`storectl migrate plan`): applies them to this database in one
+    /// transaction under the migration lock, reads back the history rows written (with each file's duration), and
+    /// rolls everything back. The real SQL meets the real data; nothing is changed. Returns the rows in apply order,
+    /// empty when nothing is pending.
+    ///
+    /// Unlike SQLite's rehearsal on a copy, this one runs on the live database: the files' locks (an `ALTER TABLE`'s
+    /// ACCESS EXCLUSIVE, say) are held until the rollback, as `migrate up` would hold them.
+    ///
+    /// Throws ``/ObservableStoreCore/StoreError/Code/migrationConflict`` for a file that fails (naming it) or a
+    /// history that conflicts with the code, and ``/ObservableStoreCore/StoreError/Code/schemaTooNew``.
+    public func rehearsePendingMigrations() throws -> [AppliedMigration] {
+        try pool.withConnection { connection in
+            try PostgresMigrator(connection: connection, configuration: configuration).rehearse()
+        }
+    }
+
+    /// Re-records the checksum of applied migration `version` of `set` as the known file's, after a person reviewed
+    /// the edit (`storectl migrate repair --accept`). Returns the old and new checksums. Runs in one transaction
+    /// holding the migration lock; never marks an unapplied file applied.
+    ///
+    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when no known set has that migration, or it is not
+    /// applied.
+    public func acceptMigrationChange(version: Int, set: String = MigrationSet.storeSetName) throws -> (old: String, new: String) {
+        let migration = try ([MigrationSet.postgresStore] + configuration.migrationSets).migration(version, of: set)
+        return try write { tx in
+            _ = try tx.fetchValue("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+            let history = PostgresMigrator.historyTable
+            guard
+                let old = try tx.fetchValue("SELECT checksum FROM \(history) WHERE set_name = ? AND version = ?", [set, version])
+                    .flatMap(String.fromDatabaseValue)
+            else {
+                throw StoreError(.notFound, "\(migration.id) is not applied; repair only re-records applied migrations")
+            }
+            try tx.execute("UPDATE \(history) SET checksum = ? WHERE set_name = ? AND version = ?", [migration.checksum, set, version])
+            return (old, migration.checksum)
+        }
     }
 
     /// The store's schema version: the last applied migration of its own set ("store"), 0 before the first.

@@ -83,33 +83,26 @@ struct Migrate: ParsableCommand {
         }
     }
 
-    /// `migrate plan`: `up` against a temporary copy.
+    /// `migrate plan`: `up` rehearsed without changing the store.
     struct Plan: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Rehearse `migrate up` on a temporary copy: real errors and timings, no change.",
-            discussion: "Example:\n  storectl migrate plan")
+            abstract: "Rehearse `migrate up`: real errors and timings, no change.",
+            discussion: """
+                On SQLite the rehearsal runs on a temporary copy of the file. On PostgreSQL it runs on the database itself,
+                in one transaction that is rolled back: the files' locks are held until then, as `migrate up` holds them.
+                Example:
+                  storectl migrate plan
+                """)
 
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try global.refusePostgres(
-                "migrate plan rehearses on a copy of the SQLite file; on PostgreSQL rehearse on a copy of the database "
-                    + "(CREATE DATABASE rehearsal TEMPLATE app)")
-            let store = try global.openStore(.any)
-            let pending = try store.migrationStatus().pending
-            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-plan-\(UUID().uuidString).sqlite").path
-            defer { for suffix in ["", "-wal", "-shm", "-migrate.lock"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
-            try store.backup(to: copy)
-            store.close()
-            guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
-            var configuration = StoreConfiguration()
-            configuration.backupBeforeMigrating = false
-            let rehearsed = try Store(path: copy, configuration: configuration)
-            defer { rehearsed.close() }
-            let applied = try rehearsed.appliedMigrations()
-            let rows = pending.map { entry -> [DatabaseValue] in
-                let record = applied.first { $0.set == entry.set && $0.version == entry.version }
-                return [.text(Migration.format(entry.version)), .text(entry.name), .text("ok"), .integer(Int64(record?.durationMilliseconds ?? 0))]
+            let store = try global.openCommandStore(.any)
+            defer { store.close() }
+            let rehearsed = try store.rehearsePendingMigrations()
+            guard !rehearsed.isEmpty else { return global.say("nothing to do: the store is up to date") }
+            let rows = rehearsed.map { record -> [DatabaseValue] in
+                [.text(Migration.format(record.version)), .text(record.name), .text("ok"), .integer(Int64(record.durationMilliseconds))]
             }
             try global.output.rows(["version", "name", "result", "duration_ms"], rows)
         }
@@ -177,8 +170,7 @@ struct Migrate: ParsableCommand {
 
         func run() throws {
             guard let version = Int(accept), version > 0 else { throw CLIError.usage("--accept takes a version such as 0004") }
-            try global.refusePostgres("migrate repair is not available on PostgreSQL yet")
-            let store = try global.openStore(.any)
+            let store = try global.openCommandStore(.any)
             defer { store.close() }
             let (old, new) = try store.acceptMigrationChange(version: version, set: set)
             print("\(Migration.format(version)): \(old) -> \(new)")
