@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// docs/POSTGRES.md's conformance table has one row per case, in the suite's order, and lists every difference.
-@Suite(.timeLimit(.minutes(3))) struct ConformanceTableTests {
+@Suite(.timeLimit(.minutes(10))) struct ConformanceTableTests {
     /// docs/POSTGRES.md, found from this file.
     private static let document = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -10,7 +10,7 @@ private final class RecordingView: NodeDocumentView {
 }
 
 /// Document–view: views added and removed by key; every write reaches every registered view.
-@Suite(.timeLimit(.minutes(3))) struct DocumentViewTests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentViewTests {
     @Test func everyWriteReachesEveryRegisteredViewUntilItIsRemoved() throws {
         try withTemporaryStore { store, path in
             let nodes = store.repository(NodeVO.self)

@@ -4,7 +4,7 @@ import StoreTestSupport
 import Testing
 
 /// Property listeners: `UserInfo.name` with named listeners; bind and fire; the same name replaces.
-@Suite(.timeLimit(.minutes(3))) struct PropertyListenerTests {
+@Suite(.timeLimit(.minutes(10))) struct PropertyListenerTests {
     @Test func namedListenersGetTheNameAtOnceThenEachChangeAndTheSameNameReplaces() throws {
         try withTemporaryStore { store, _ in
             let users = store.repository(UserInfo.self)

@@ -11,7 +11,7 @@ private final class ListView: NodeListViewing {
 }
 
 /// VIPER: the presenter holds its views weakly; a released view is not kept alive and receives nothing.
-@Suite(.timeLimit(.minutes(3))) struct WeakViewPresenterTests {
+@Suite(.timeLimit(.minutes(10))) struct WeakViewPresenterTests {
     @Test func aReleasedViewIsNotKeptAliveAndReceivesNothing() throws {
         try withTemporaryStore { store, _ in
             let presenter = NodeListPresenter(store: store)

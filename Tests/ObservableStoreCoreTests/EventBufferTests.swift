@@ -2,7 +2,7 @@ import Foundation
 import ObservableStoreCore
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct EventBufferTests {
+@Suite(.timeLimit(.minutes(10))) struct EventBufferTests {
     private static let committedAt = Date(timeIntervalSince1970: 1_800_000_000)
 
     private func commit(_ sequence: Int64) -> StoreEvent {

@@ -3,7 +3,7 @@ import Testing
 
 /// The rules of an observed value, at the channel: newer and different values only, the latest wins, an
 /// error once then the end.
-@Suite(.timeLimit(.minutes(3))) struct LatestValueChannelTests {
+@Suite(.timeLimit(.minutes(10))) struct LatestValueChannelTests {
     private struct Failure: Error {}
 
     @Test func onlyANewerDifferentValueIsAcceptedAndTheLatestWins() async throws {

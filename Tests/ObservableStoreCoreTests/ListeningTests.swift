@@ -4,7 +4,7 @@ import ObservableStoreCore
 import Testing
 
 /// Bind-and-fire and durable listeners through the engine protocol, on an engine that is not SQLite.
-@Suite(.timeLimit(.minutes(3))) struct ListeningTests {
+@Suite(.timeLimit(.minutes(10))) struct ListeningTests {
     @Test func aBoundValueStartsWithTheSnapshotAndSkipsWhatItAlreadyReflects() throws {
         let engine = MemoryEngine()
         engine.commit(["a": 1])

@@ -24,7 +24,7 @@ private let createInvoices = """
     """
 
 /// The PostgreSQL migrator on a real server: history, checksums, refusals, and two openers at once.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresMigrationTests {
     @Test func migrationsSumListsEveryFileWithItsChecksum() throws {
         let sum = try String(contentsOf: repositoryRoot.appendingPathComponent("Migrations/postgres/migrations.sum"), encoding: .utf8)

@@ -46,7 +46,7 @@ private struct Sample: Record, Equatable {
 }
 
 /// Records on a real server: values both ways, the record API, queries and their translation from SQLite's SQL.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresRecordTests {
     @Test func shippedRecordsRoundTrip() throws {
         try TestServer.withStore { store, _ in

@@ -9,7 +9,7 @@ import Testing
 private struct Failure: Error {}
 
 /// Write and read transactions on a real server: commit, rollback, savepoints, origin, sequences, raw SQL.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresTransactionTests {
     @Test func aThrowingWriteLeavesNothingAndLogsNoCommit() throws {
         try TestServer.withStore { store, url in

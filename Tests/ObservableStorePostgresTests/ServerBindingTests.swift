@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// Bind-and-fire, observed values and exactly-once acknowledgement through the store's own writes on PostgreSQL.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerBindingTests {
     @Test func bindAndFireWithARacingWriterHasNoGapAndNoDuplicate() throws {
         try ObservedServer.with { server in

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The client layer on a real server: values both ways, errors, scripts, LISTEN, the pool.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerConnectionTests {
     @Test func valuesRoundTripThroughEveryMappedType() throws {
         try TestServer.withDatabase { url in

@@ -75,7 +75,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
     ]
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct BadInputTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct BadInputTests {
     @Test(arguments: OpenFailureCase.all)
     func openingFailsWithItsCodeAndLeavesTheFileAlone(_ badCase: OpenFailureCase) throws {
         try withTemporaryDirectory { directory in

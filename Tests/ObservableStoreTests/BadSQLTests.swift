@@ -5,7 +5,7 @@ import Testing
 @testable import ObservableStore
 
 /// SQL that does not compile is the caller's input error.
-@Suite(.timeLimit(.minutes(3))) struct BadSQLTests {
+@Suite(.timeLimit(.minutes(10))) struct BadSQLTests {
     @Test func badSQLIsAnInputError() throws {
         try withTemporaryStore { store, _ throws in
             let error = #expect(throws: StoreError.self) { try store.read { try $0.fetchRows("SELECT * FROM nowhere") } }

@@ -6,7 +6,7 @@ import Testing
 @testable import ObservableStore
 
 /// Commits of other processes reach this process's listeners (real child processes, one file).
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct ChangeFeedTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct ChangeFeedTests {
     private func nodeNames(_ recorder: EventRecorder) -> [String] {
         recorder.changes.compactMap { $0.new?.value("name", as: String.self) }
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import ObservableStore
 
 /// A closed store ends what is asked of it at once.
-@Suite(.timeLimit(.minutes(3))) struct ClosedStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct ClosedStoreTests {
     @Test func aSequenceAskedForAfterCloseEndsAtOnce() async throws {
         try await withTemporaryStore { store, _ in
             store.close()

@@ -6,7 +6,7 @@ import Testing
 
 /// Events say exactly what committed: nothing for a rolled-back write, the kept part of a script that failed
 /// halfway, one commit for a table rebuilt inside one write.
-@Suite(.timeLimit(.minutes(3))) struct CommittedEventsTests {
+@Suite(.timeLimit(.minutes(10))) struct CommittedEventsTests {
     @Test func aCaughtRollbackClassErrorFailsTheWriteAndPublishesNothing() throws {
         try withTemporaryStore { store, _ throws in
             try store.write { tx in

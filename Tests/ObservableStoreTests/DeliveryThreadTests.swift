@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(3))) struct DeliveryThreadTests {
+@Suite(.timeLimit(.minutes(10))) struct DeliveryThreadTests {
     @Test(arguments: [Duration.zero, .microseconds(200)])
     func runsHandedWorkElsewhereAndRefusesWhileBusy(spinWindow: Duration) throws {
         let thread = DeliveryThread(spinWindow: spinWindow)

@@ -7,7 +7,7 @@ import Testing
 
 /// Handler errors reach the application (``StoreConfiguration/listenerErrorHandler``) and the log, and
 /// every form of `listen` returns a token.
-@Suite(.timeLimit(.minutes(3))) struct ListenerFailureTests {
+@Suite(.timeLimit(.minutes(10))) struct ListenerFailureTests {
     struct Failure: Error, Equatable {
         let sequence: Int64
     }

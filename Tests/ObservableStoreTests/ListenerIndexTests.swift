@@ -6,7 +6,7 @@ import Testing
 @testable import ObservableStore
 
 /// The listener index: a commit reaches exactly the listeners a scan of every filter would choose.
-@Suite(.timeLimit(.minutes(3))) struct ListenerIndexTests {
+@Suite(.timeLimit(.minutes(10))) struct ListenerIndexTests {
     /// One listener of the mixed set: its name, filter, delivery and what it received.
     private struct Subject {
         let name: String

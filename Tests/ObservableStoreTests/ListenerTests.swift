@@ -6,7 +6,7 @@ import Testing
 @testable import ObservableStore
 
 /// Named listeners, filters, delivery, overflow, bind-and-fire and the async sequence.
-@Suite(.timeLimit(.minutes(3))) struct ListenerTests {
+@Suite(.timeLimit(.minutes(10))) struct ListenerTests {
     private func insertNode(_ store: Store, _ name: String = "n", origin: String? = nil) throws {
         try store.repository(NodeVO.self, origin: origin).insert(NodeVO(name: name, x: 0, y: 0))
     }

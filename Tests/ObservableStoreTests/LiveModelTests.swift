@@ -23,7 +23,7 @@ private struct NodeName: Record {
 /// `LiveQuery` and `LiveRecord` on real files: they have their value at once, follow commits of this process
 /// and of others on the actor chosen, are seen by `withObservationTracking` and `Observations`, end on a failed
 /// read or a closed store, and remove their listener when released.
-@Suite(.timeLimit(.minutes(3))) struct LiveModelTests {
+@Suite(.timeLimit(.minutes(10))) struct LiveModelTests {
     private static let bigX = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
 
     /// Polls `condition` on `actor` every millisecond until it holds; throws ``TimedOut`` after `timeout` seconds.

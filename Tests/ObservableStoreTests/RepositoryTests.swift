@@ -3,7 +3,7 @@ import ObservableStore
 import StoreTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct RepositoryTests {
+@Suite(.timeLimit(.minutes(10))) struct RepositoryTests {
     @Test func everyColumnTypeRoundTrips() throws {
         try withTemporaryStore(configuration: Sample.configuration) { store, _ in
             let samples = store.repository(Sample.self)

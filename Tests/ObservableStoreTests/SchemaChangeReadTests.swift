@@ -38,7 +38,7 @@ enum ColumnChanger: String, Sendable, CaseIterable {
     case sqliteShell
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct SchemaChangeReadTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct SchemaChangeReadTests {
     /// A row of `t`, decoded by column name: a column the table no longer has is nil.
     struct Wide: Decodable, Equatable {
         var id: Int64

@@ -7,7 +7,7 @@ import Testing
 
 /// Code that calls the store from inside the store (a read inside a read, a token released inside a write while
 /// a handler waits to write) goes on instead of waiting for itself.
-@Suite(.timeLimit(.minutes(3))) struct SelfDeadlockTests {
+@Suite(.timeLimit(.minutes(10))) struct SelfDeadlockTests {
     @Test func nestedReadsReuseTheThreadsReaderInsteadOfWaitingForThemselves() throws {
         var configuration = StoreConfiguration()
         configuration.maximumReaderCount = 1

@@ -2,7 +2,7 @@ import Testing
 
 @testable import ObservableStore
 
-@Suite(.timeLimit(.minutes(3))) struct SpinPolicyTests {
+@Suite(.timeLimit(.minutes(10))) struct SpinPolicyTests {
     let start = ContinuousClock.now
 
     @Test func aThreadWhoseTurnsComeCloseTogetherSpinsForTheWholeWindow() {

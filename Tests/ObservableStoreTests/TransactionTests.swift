@@ -4,7 +4,7 @@ import Foundation
 import StoreTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct TransactionTests {
+@Suite(.timeLimit(.minutes(10))) struct TransactionTests {
     struct Planned: Error {}
 
     @Test func aThrowingWriteRollsEverythingBack() throws {

@@ -7,7 +7,7 @@ import Testing
 @testable import StoreRecordMacros
 
 /// What `@Record` writes for a struct, and the errors it reports for declarations it cannot store.
-@Suite(.timeLimit(.minutes(3))) struct RecordMacroTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordMacroTests {
     private let macros: [String: MacroSpec] = [
         "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record", "RowDecodable", "RowEncodable"]),
         "Column": MacroSpec(type: ColumnMacro.self),

@@ -7,7 +7,7 @@ import Testing
 
 /// `Connection.recordingReads`: what SQLite's authorizer reports of the statements prepared meanwhile, on a
 /// real file.
-@Suite(.timeLimit(.minutes(3))) struct AuthorizerTests {
+@Suite(.timeLimit(.minutes(10))) struct AuthorizerTests {
     private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path

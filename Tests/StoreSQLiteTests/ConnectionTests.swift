@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoreSQLite
 
-@Suite(.timeLimit(.minutes(3))) struct ConnectionTests {
+@Suite(.timeLimit(.minutes(10))) struct ConnectionTests {
     private func withConnection<T>(_ body: (Connection, String) throws -> T) throws -> T {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path

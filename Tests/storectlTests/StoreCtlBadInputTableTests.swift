@@ -480,7 +480,7 @@ extension BadInputCase {
 
 // MARK: - The table test
 
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlBadInputTableTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlBadInputTableTests {
     @Test(arguments: BadInputCase.all)
     func badInputFailsCleanlyAndChangesNothing(_ badInput: BadInputCase) throws {
         try withTemporaryDirectory { directory in

@@ -43,7 +43,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
 }
 
 /// Schema states (older, newer, edited history) and the `migrate` commands (STORECTL.md C.5).
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlMigrationTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlMigrationTests {
     // MARK: - An older schema
 
     @Test func dataCommandsRefuseAnOlderSchemaAndMigrateNothing() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// storectl's operational commands: `watch`, `listeners`, `check`, `backup`, the busy timeout, `demo`
 /// (STORECTL.md C.1, C.3, C.4). Several start real processes side by side.
-@Suite(.timeLimit(.minutes(5)), .tags(.processes)) struct StoreCtlOperationsTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlOperationsTests {
     // MARK: - watch
 
     @Test func watchSinceZeroReplaysTheLog() throws {

@@ -6,7 +6,7 @@ import Testing
 /// `list`, `query` and `get` print rows as they are stepped (issue 21): the exact bytes of every format and
 /// storage class, json arrays of any length, tables wider after their first rows, errors, and memory that does
 /// not grow with the number of rows.
-@Suite(.timeLimit(.minutes(3)), .tags(.processes)) struct StoreCtlOutputTests {
+@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlOutputTests {
     /// A store with table `kinds`: one row per storage class and per kind of text that needs care.
     private func withKindsStore(_ body: (String) throws -> Void) throws {
         try withTemporaryDirectory { directory in
@@ -196,7 +196,7 @@ import Testing
     // MARK: - Memory
 
     /// Peak RSS of `list --format ndjson` does not grow with the rows: 1M rows within 1.2× (+ 4 MB) of 100k.
-    @Test(.timeLimit(.minutes(5)))  // two seeds and two lists of a million rows in a debug build: about a minute
+    @Test(.timeLimit(.minutes(10)))  // two seeds and two lists of a million rows in a debug build: about a minute
     func listMemoryDoesNotDependOnTheNumberOfRows() throws {
         try withTemporaryDirectory { directory in
             var peaks: [Int] = []

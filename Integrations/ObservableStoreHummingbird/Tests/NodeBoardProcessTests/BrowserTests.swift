@@ -4,7 +4,7 @@ import Testing
 /// The board in a real browser: runs Tests/browser/test_board.py (headless Chromium driven by Playwright for
 /// Python), which starts node-board itself. Never skipped: a machine without Chromium or Playwright fails with
 /// the commands that install them. The screenshot goes to `.build/test-output/browser/board.png`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct BrowserTests {
     static let installCommands = "apt-get install -y chromium python3 && pip install playwright (never `playwright install`)"
 

@@ -5,7 +5,7 @@ import Testing
 
 /// node-board started for real on a temporary store, an SSE client over a socket, storectl writing from another
 /// process.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct EventStreamProcessTests {
     @Test func storectlInsertArrivesWithItsSequence() throws {
         let server = try NodeBoardServer()

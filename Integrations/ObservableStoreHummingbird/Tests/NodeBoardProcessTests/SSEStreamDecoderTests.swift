@@ -2,7 +2,7 @@ import SSEWire
 import Testing
 
 /// The decoder the process tests and sse-load read streams with: the same frames whichever way the bytes are cut.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct SSEStreamDecoderTests {
     static let body = "retry: 1000\n\nid: 7\nevent: commit\ndata: {\"seq\":7}\n\n: ping\n\nid: 8\r\nevent: resync\r\ndata: a\r\ndata: b\r\n\r\n"
     static let expected = [

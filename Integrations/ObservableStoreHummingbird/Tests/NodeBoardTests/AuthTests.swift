@@ -4,7 +4,7 @@ import NodeBoard
 import ObservableStore
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct AuthTests {
     static let token = "s3cret-token"
 

@@ -1,7 +1,7 @@
 import NodeBoard
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ListenPolicyTests {
     @Test(arguments: ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "::1", "[::1]"])
     func loopbackIsAllowedWithoutAToken(host: String) {

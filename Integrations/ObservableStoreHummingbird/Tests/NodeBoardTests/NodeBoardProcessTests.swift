@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// The `node-board` binary itself: the start-up refusal, `--port 0`, and a graceful exit on SIGTERM.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct NodeBoardProcessTests {
     /// Text a pipe delivered so far.
     final class CollectedText: Sendable {

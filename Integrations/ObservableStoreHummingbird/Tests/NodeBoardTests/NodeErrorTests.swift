@@ -5,7 +5,7 @@ import ObservableStore
 import Testing
 
 /// Every error of the contract on the node routes, each leaving the store as it was.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct NodeErrorTests {
     @Test(arguments: [
         (#"{"name":"a","x":1,"#, "malformed_json", nil),

@@ -3,7 +3,7 @@ import Hummingbird
 import NodeBoard
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct PageTests {
     @Test(arguments: [
         ("/", "text/html; charset=utf-8", #"<main id="board""#),

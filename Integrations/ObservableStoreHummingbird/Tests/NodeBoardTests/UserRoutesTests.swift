@@ -4,7 +4,7 @@ import NodeBoard
 import ObservableStore
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct UserRoutesTests {
     @Test func putCreatesThenGetReturnsTheUser() async throws {
         try await BoardFixture.with { board in

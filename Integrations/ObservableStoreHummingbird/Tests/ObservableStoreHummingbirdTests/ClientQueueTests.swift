@@ -7,7 +7,7 @@ import Testing
 @testable import ObservableStoreHummingbird
 
 /// A client's bounded queue: overflow, the seam between replay and live frames, heartbeats, the end.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ClientQueueTests {
     private func queue(capacity: Int) -> ClientQueue {
         ClientQueue(capacity: capacity, backlog: Meter(label: "backlog", dimensions: [], factory: NOOPMetricsHandler.instance))

@@ -7,7 +7,7 @@ import Testing
 
 /// The SSE route on a live server and a real store file: live commits, resume, resync, filters, slow clients,
 /// heartbeats, foreign writes.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct CommitStreamTests {
     @Test func aLiveCommitArrivesWithItsSequenceAsIDAndTheWatchShape() async throws {
         try await StreamHarness.run { harness in

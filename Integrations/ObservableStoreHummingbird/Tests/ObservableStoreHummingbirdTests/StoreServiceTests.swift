@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Testing
 
 /// The service's lifecycle and the metrics of its streams.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoreServiceTests {
     @Test func opensTheStore() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("svc-\(UUID()).sqlite").path
@@ -77,7 +77,7 @@ struct StoreServiceTests {
 
 /// A client that stops reading holds its handler in a write that only task cancellation ends: with the group's
 /// `maximumGracefulShutdownDuration` set, shutdown escalates to cancellation and still ends, with the store closed.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct StalledShutdownTests {
     @Test func aStalledClientHoldsShutdownOnlyUntilTheGroupsLimit() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID())")
