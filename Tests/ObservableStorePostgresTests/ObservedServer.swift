@@ -24,8 +24,10 @@ struct ObservedServer {
         }
     }
 
-    /// The same, for an async test.
-    static func withAsync<T>(_ body: (ObservedServer) async throws -> T) async throws -> T {
+    /// The same, for an async test (`body` runs on the caller's actor).
+    static func withAsync<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (ObservedServer) async throws -> T
+    ) async throws -> T {
         guard let url = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try ServerConnection.connect(url)

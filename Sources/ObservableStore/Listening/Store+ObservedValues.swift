@@ -15,9 +15,7 @@ extension Store {
     /// The same for a record type that is not `Equatable`: its records are compared by the values of their
     /// columns.
     public func values<R: Record>(of query: Query<R>) throws -> ObservedValues<[R]> {
-        try observeQuery(query) { old, new in
-            old.count == new.count && zip(old, new).allSatisfy { Store.sameColumns($0, $1) }
-        }
+        try observeQuery(query, isSame: RowEncoder.sameRecords)
     }
 
     /// The record of `type` whose primary key is `key` (nil while there is none), as an `AsyncSequence` kept
@@ -32,13 +30,7 @@ extension Store {
                 guard let change = commit.changes.last(where: { $0.key == [keyValue] }) else { return .skip }
                 return .deliver(try change.new.map { try $0.decode(R.self) })
             },
-            isSame: { old, new in
-                switch (old, new) {
-                case (nil, nil): true
-                case (let old?, let new?): Store.sameColumns(old, new)
-                default: false
-                }
-            })
+            isSame: RowEncoder.sameRecord)
     }
 
     /// `query` observed through `state` (tests pass theirs to count its reads).
@@ -86,11 +78,5 @@ extension Store {
         channel.attach(token)
         registry.track(channel)
         return ObservedValues(channel: channel)
-    }
-
-    /// Whether two records write the same columns with the same values.
-    static func sameColumns<R: Encodable>(_ old: R, _ new: R) -> Bool {
-        guard let old = try? RowEncoder.encode(old), let new = try? RowEncoder.encode(new) else { return false }
-        return old.columns == new.columns && old.values == new.values
     }
 }

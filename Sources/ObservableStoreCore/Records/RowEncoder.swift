@@ -301,3 +301,26 @@ extension JSONEncoder {
         return encoder
     }
 }
+
+// Comparing records that are not `Equatable`, for observed values and live models on either engine.
+extension RowEncoder {
+    /// Whether two records write the same columns with the same values.
+    package static func sameColumns<R: Encodable>(_ old: R, _ new: R) -> Bool {
+        guard let old = try? encode(old), let new = try? encode(new) else { return false }
+        return old.columns == new.columns && old.values == new.values
+    }
+
+    /// Whether two lists of records have the same length and, element by element, the same columns and values.
+    package static func sameRecords<R: Encodable>(_ old: [R], _ new: [R]) -> Bool {
+        old.count == new.count && zip(old, new).allSatisfy { sameColumns($0, $1) }
+    }
+
+    /// Whether two optional records are both absent, or write the same columns with the same values.
+    package static func sameRecord<R: Encodable>(_ old: R?, _ new: R?) -> Bool {
+        switch (old, new) {
+        case (nil, nil): true
+        case (let old?, let new?): sameColumns(old, new)
+        default: false
+        }
+    }
+}

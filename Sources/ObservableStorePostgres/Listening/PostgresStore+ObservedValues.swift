@@ -17,7 +17,7 @@ extension PostgresStore {
     public func values<R: Record>(of query: Query<R>) throws -> ObservedValues<[R]> {
         try observe(
             filter: .table(R.tableName), fetch: { tx in try tx.fetchAll(query) }, apply: { _ in .refetch },
-            isSame: { old, new in old.count == new.count && zip(old, new).allSatisfy { PostgresStore.sameColumns($0, $1) } })
+            isSame: RowEncoder.sameRecords)
     }
 
     /// The record of `type` whose primary key is `key` (nil while there is none), as an `AsyncSequence` kept
@@ -27,13 +27,7 @@ extension PostgresStore {
         return try observe(
             filter: ChangeFilter(tables: [R.tableName], keys: [keyValue]), fetch: { tx in try tx.fetch(R.self, key: key) },
             apply: { commit in try PostgresStore.step(for: commit, key: keyValue, R.self) },
-            isSame: { old, new in
-                switch (old, new) {
-                case (nil, nil): true
-                case (let old?, let new?): PostgresStore.sameColumns(old, new)
-                default: false
-                }
-            })
+            isSame: RowEncoder.sameRecord)
     }
 
     /// Binds a stream listener (no name) to the value `fetch` reads, through a channel that keeps the latest value.
@@ -67,12 +61,6 @@ extension PostgresStore {
         channel.attach(token)
         registry.track(channel)
         return ObservedValues(channel: channel)
-    }
-
-    /// Whether two records write the same columns with the same values.
-    static func sameColumns<R: Encodable>(_ old: R, _ new: R) -> Bool {
-        guard let old = try? RowEncoder.encode(old), let new = try? RowEncoder.encode(new) else { return false }
-        return old.columns == new.columns && old.values == new.values
     }
 }
 #endif

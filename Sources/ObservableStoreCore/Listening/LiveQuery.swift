@@ -1,11 +1,12 @@
 import Observation
-import ObservableStoreCore
 
 /// The records a query selects, kept current as an `@Observable` model: SwiftUI views,
 /// `withObservationTracking` and `Observations { }` see each change.
 ///
+/// It works on either engine: `LiveQuery(query, in: store)` takes the SQLite `Store` or a `PostgresStore`.
+///
 /// The records are read once when the model is made, then again after each commit (of this process or
-/// another) that changes them, with the rules of `store.values(of:)`: never back in time, no
+/// another, or another host on PostgreSQL) that changes them, with the rules of `store.values(of:)`: never back in time, no
 /// unchanged result twice, the last value after writes stop a fresh read. ``sequence`` is the commit the
 /// records reflect.
 ///
@@ -77,29 +78,13 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
     @ObservationIgnored private let isSame: @Sendable ([R], [R]) -> Bool
     @ObservationIgnored private var updates: Task<Void, Never>?
 
-    /// A model of the records `query` selects in `store`, compared with `==`, changing on `actor`.
-    ///
-    /// Reads the records before it returns (on the calling thread). When that read fails, or the store is
-    /// closed, the model starts with no records and ``error`` set, and does not observe.
-    public convenience init(_ query: Query<R>, in store: Store, on actor: any Actor = MainActor.shared)
-    where R: Equatable {
-        self.init(query, in: store, on: actor, isSame: ==) { try store.values(of: query) }
-    }
-
-    /// A model of the records `query` selects in `store`, compared by the values of their columns (`R` is not
-    /// `Equatable`), changing on `actor`.
-    ///
-    /// Reads the records before it returns (on the calling thread). When that read fails, or the store is
-    /// closed, the model starts with no records and ``error`` set, and does not observe.
-    public convenience init(_ query: Query<R>, in store: Store, on actor: any Actor = MainActor.shared) {
-        self.init(query, in: store, on: actor, isSame: { old, new in
-            old.count == new.count && zip(old, new).allSatisfy { Store.sameColumns($0, $1) }
-        }) { try store.values(of: query) }
-    }
-
-    private init(
-        _ query: Query<R>, in store: Store, on actor: any Actor, isSame: @escaping @Sendable ([R], [R]) -> Bool,
-        values: () throws -> ObservedValues<[R]>
+    /// A model of the records `query` selects, compared by `isSame`, changing on `actor`: what each engine's
+    /// `init(_:in:on:)` calls. `values` starts the engine's observed values of the query; `snapshot` then reads the
+    /// records and the commit sequence they reflect, on the calling thread. When either throws, the model starts
+    /// with no records and ``error`` set, and does not observe.
+    package init(
+        _ query: Query<R>, on actor: any Actor, isSame: @escaping @Sendable ([R], [R]) -> Bool,
+        values: () throws -> ObservedValues<[R]>, snapshot: () throws -> (value: [R], sequence: Int64)
     ) {
         self.query = query
         self.actor = actor
@@ -108,7 +93,7 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
             // The sequence first, then a read of the model's own, so that it has its records at once: the
             // sequence's first value was read at the same commit or an earlier one, and is skipped.
             let values = try values()
-            let (records, sequence) = try store.readSnapshot { tx in try tx.fetchAll(query) }
+            let (records, sequence) = try snapshot()
             (currentRecords, currentSequence, currentlyObserving) = (records, sequence, true)
             updates = LiveUpdates.follow(values, for: self, on: actor) { model, update, isolation in
                 model.apply(update, isolation: isolation)

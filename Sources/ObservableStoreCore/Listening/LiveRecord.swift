@@ -1,11 +1,13 @@
 import Observation
-import ObservableStoreCore
 
 /// One record, by primary key, kept current as an `@Observable` model: SwiftUI views,
 /// `withObservationTracking` and `Observations { }` see each change.
 ///
+/// It works on either engine: `LiveRecord(type, key: key, in: store)` takes the SQLite `Store` or a
+/// `PostgresStore`.
+///
 /// The record is read once when the model is made, then again after each commit (of this process or
-/// another) that inserts, changes or deletes it, with the rules of ``Store/value(of:key:)``. ``record`` is
+/// another) that inserts, changes or deletes it, with the rules of `store.value(of:key:)`. ``record`` is
 /// nil while there is no record with that key.
 ///
 /// Its actor and its lifetime are those of ``LiveQuery``: its properties change on the actor chosen when it
@@ -65,18 +67,21 @@ public final class LiveRecord<R: Record>: @unchecked Sendable {
     private var currentlyObserving = false
     @ObservationIgnored private var updates: Task<Void, Never>?
 
-    /// A model of the record of `type` whose primary key is `key` in `store`, changing on `actor`.
-    ///
-    /// Reads the record before it returns (on the calling thread). When that read fails, or the store is
-    /// closed, the model starts with no record and ``error`` set, and does not observe.
-    public init(_ type: R.Type, key: R.Key, in store: Store, on actor: any Actor = MainActor.shared) {
+    /// A model of the record whose primary key is `key`, changing on `actor`: what each engine's
+    /// `init(_:key:in:on:)` calls. `values` starts the engine's observed value of the record; `snapshot` then reads
+    /// the record and the commit sequence it reflects, on the calling thread. When either throws, the model starts
+    /// with no record and ``error`` set, and does not observe.
+    package init(
+        key: R.Key, on actor: any Actor, values: () throws -> ObservedValues<R?>,
+        snapshot: () throws -> (value: R?, sequence: Int64)
+    ) {
         self.key = key
         self.actor = actor
         do {
             // The sequence first, then a read of the model's own, so that it has its record at once: the
             // sequence's first value was read at the same commit or an earlier one, and is skipped.
-            let values = try store.value(of: type, key: key)
-            let (record, sequence) = try store.readSnapshot { tx in try tx.fetch(R.self, key: key) }
+            let values = try values()
+            let (record, sequence) = try snapshot()
             (currentRecord, currentSequence, currentlyObserving) = (record, sequence, true)
             updates = LiveUpdates.follow(values, for: self, on: actor) { model, update, isolation in
                 model.apply(update, isolation: isolation)
@@ -96,22 +101,13 @@ public final class LiveRecord<R: Record>: @unchecked Sendable {
         switch update {
         case .value(let observed):
             guard observed.sequence > currentSequence ?? -1 else { return }
-            if !Self.isSame(currentRecord, observed.value) { currentRecord = observed.value }
+            if !RowEncoder.sameRecord(currentRecord, observed.value) { currentRecord = observed.value }
             currentSequence = observed.sequence
         case .failed(let error):
             currentError = error
             currentlyObserving = false
         case .ended:
             currentlyObserving = false
-        }
-    }
-
-    /// Whether `old` and `new` are both absent, or write the same columns with the same values.
-    private static func isSame(_ old: R?, _ new: R?) -> Bool {
-        switch (old, new) {
-        case (nil, nil): true
-        case (let old?, let new?): Store.sameColumns(old, new)
-        default: false
         }
     }
 }

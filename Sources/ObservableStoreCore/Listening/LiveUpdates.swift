@@ -1,5 +1,3 @@
-import ObservableStoreCore
-
 /// What a live model (``LiveQuery``, ``LiveRecord``) is told, on its actor, by the task that follows its
 /// observed values.
 enum LiveUpdate<Value: Sendable>: Sendable {
