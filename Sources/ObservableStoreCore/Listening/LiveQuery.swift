@@ -6,9 +6,9 @@ import Observation
 /// It works on either engine: `LiveQuery(query, in: store)` takes the SQLite `Store` or a `PostgresStore`.
 ///
 /// The records are read once when the model is made, then again after each commit (of this process or
-/// another, or another host on PostgreSQL) that changes them, with the rules of `store.values(of:)`: never back in time, no
-/// unchanged result twice, the last value after writes stop a fresh read. ``sequence`` is the commit the
-/// records reflect.
+/// another, or another host on PostgreSQL) that changes them, with the rules of `store.values(of:)`: never
+/// back in time, no unchanged result twice, the last value after writes stop a fresh read. ``sequence`` is
+/// the commit the records reflect.
 ///
 /// **Its actor.** The model's properties change on one actor, `actor`, chosen when it is made: the main
 /// actor unless you pass another. Read them on that actor (a debug build checks it). The class is not
