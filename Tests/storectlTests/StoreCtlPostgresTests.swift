@@ -290,6 +290,23 @@ struct StoreCtlPostgresTests {
         }
     }
 
+    /// A service's `boolean` column takes what a SQLite integer column takes (1, 0, true, false; `--set` text too)
+    /// and lists as 1 and 0; a value that is no boolean is refused with nothing written.
+    @Test func aBooleanColumnTakesOneZeroTrueAndFalse() throws {
+        try withPostgresTestDatabase { database in
+            expectSuccess(try cli(["init", "--db", database.url]))
+            try database.psql("CREATE TABLE flags (id bigint PRIMARY KEY, on_off boolean NOT NULL); SELECT _store_capture('flags')")
+            let lines = [#"{"id":1,"on_off":1}"#, #"{"id":2,"on_off":true}"#, #"{"id":3,"on_off":false}"#, #"{"id":4,"on_off":0}"#]
+            expectSuccess(try cli(["insert", "flags", "-", "--format", "ndjson", "--db", database.url], stdin: lines.joined(separator: "\n")))
+            expectSuccess(try cli(["update", "flags", "3", "--set", "on_off=1", "--db", database.url]))
+            let listed = try jsonLines(try cli(["list", "flags", "--format", "ndjson", "--db", database.url]))
+            #expect(listed.map { number($0["on_off"]) } == [1, 1, 1, 0], "\(listed)")
+            expectFailure(
+                try cli(["insert", "flags", #"{"id":9,"on_off":"maybe"}"#, "--db", database.url]), exit: 2, code: "invalid_input", "boolean")
+            #expect(try database.psql("SELECT count(*) FROM flags").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
+        }
+    }
+
     @Test func initInstallsTheSchemaOnceAndNeedsTheDatabase() throws {
         try withPostgresTestDatabase { database in
             let first = try cli(["init", "--db", database.url])

@@ -115,7 +115,11 @@ extension PostgresTransaction: CommandTransaction {
         try fetchValue(sql, values.map { $0 as any DatabaseValueConvertible })
     }
 
-    func placeholder(for column: TableInfo.Column) -> String { "?::\(column.type)" }
+    /// A `boolean` column goes through text: the input's 1, 0, true and false arrive as integers, and PostgreSQL has
+    /// no cast from `bigint` to `boolean`, while `'1'`, `'0'`, `'true'` and `'false'` are boolean literals.
+    func placeholder(for column: TableInfo.Column) -> String {
+        column.type == "boolean" ? "?::text::boolean" : "?::\(column.type)"
+    }
 
     func userTables() throws -> [String] {
         try fetchRows("SELECT c.relname::text AS name FROM \(PostgresTransaction.userTablesFrom) ORDER BY c.relname COLLATE \"C\"")
