@@ -106,6 +106,13 @@ package final class ServerConnection: @unchecked Sendable {
         try query(sql, values).affectedRows
     }
 
+    /// `SET LOCAL lock_timeout` in the open transaction: each later statement waits at most `timeout` for a lock,
+    /// then fails (SQLSTATE 55P03, ``StoreError/Code/busy``). Whole milliseconds, at least 1 (0 would wait for ever).
+    package func limitLockWaits(to timeout: Duration) throws {
+        let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        try execute("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+    }
+
     /// Runs a script of several statements (a migration file) as one command, inside the caller's transaction.
     package func script(_ sql: String) throws {
         guard !sql.contains("$store_script$") else {

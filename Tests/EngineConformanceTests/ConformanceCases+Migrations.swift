@@ -53,6 +53,7 @@ extension ConformanceCases {
 
         let store = try engine.open(migrationSets: try billing([addPaid]), policy: .none)
         defer { store.close() }
+        let sequence = try store.lastSequence()
         let rehearsed = try store.rehearsePendingMigrations()
         #expect(rehearsed.map { "\($0.set) \($0.version) \($0.name) \($0.checksum)" } == ["billing 2 step_2 \(Migration.checksum(of: addPaid))"])
         #expect(rehearsed.allSatisfy { $0.durationMilliseconds >= 0 && !$0.appliedBy.isEmpty })
@@ -60,6 +61,7 @@ extension ConformanceCases {
         #expect(try store.migrationStatus().pending.map(\.version) == [2])
         #expect(try store.read { try $0.fetchValue("SELECT total FROM invoices WHERE id = 1", []) } == .real(2.5))
         #expect(throws: StoreError.self) { try store.read { try $0.fetchValue("SELECT paid FROM invoices", []) } }
+        #expect(try store.lastSequence() == sequence, "the rehearsal logged no commit")
 
         let failing = try engine.open(migrationSets: try billing([addPaid + "\nSELECT no_such_function();"]), policy: .none)
         defer { failing.close() }
@@ -69,6 +71,14 @@ extension ConformanceCases {
         #expect(message.hasPrefix("0002_step_2") && message.contains("nothing from 0002 was applied"), "\(message)")
         #expect(try engine.migrationHistoryFromOutside() == history)
         #expect(try failing.read { try $0.fetchValue("SELECT total FROM invoices WHERE id = 1", []) } == .real(2.5))
+
+        // `migrate up` agrees with the rehearsal (and the migration lock was let go).
+        let migrated = try engine.open(migrationSets: try billing([addPaid]), policy: .migrate)
+        defer { migrated.close() }
+        #expect(try migrated.appliedMigrations().filter { $0.set == "billing" }.map(\.checksum) == [
+            try billing([])[0].migrations[0].checksum, Migration.checksum(of: addPaid),
+        ])
+        #expect(try migrated.read { try $0.fetchValue("SELECT total FROM invoices WHERE id = 1", []) } == .real(5))
     }
 
     /// `acceptMigrationChange` (`storectl migrate repair --accept`) re-records the checksum of an applied file that

@@ -145,5 +145,69 @@ struct PostgresMigrationTests {
             }
         }
     }
+
+    /// The rehearsal runs the checks PostgreSQL defers to COMMIT, which a rollback would skip: a file that breaks a
+    /// deferred foreign key fails `migrate plan` as it fails `migrate up`, and nothing changes.
+    @Test func aRehearsalRunsTheChecksDeferredToCommit() throws {
+        try TestServer.withDatabase { url in
+            try PostgresStore(url: url.text, configuration: try billing([createInvoices])).close()
+            let orphan = "CREATE TABLE lines (invoice bigint REFERENCES invoices DEFERRABLE INITIALLY DEFERRED);\n"
+                + "INSERT INTO lines VALUES (42);"
+            var pending = try billing([createInvoices, orphan])
+            pending.migrationPolicy = .none
+            let store = try PostgresStore(url: url.text, configuration: pending)
+            defer { store.close() }
+            let rehearsal = #expect(throws: StoreError.self) { try store.rehearsePendingMigrations() }
+            #expect(rehearsal?.code == .migrationConflict)
+            #expect(rehearsal?.message.contains("0002_step_2 failed the checks PostgreSQL makes at COMMIT") == true, "\(rehearsal?.message ?? "")")
+            pending.migrationPolicy = .migrate
+            #expect(throws: StoreError.self) { try PostgresStore(url: url.text, configuration: pending) }
+            try withAdmin(url) { admin throws in
+                #expect(try admin.query("SELECT to_regclass('lines') IS NULL").scalar == .integer(1))
+                #expect(try integer(admin, "SELECT count(*) FROM _store_migrations") == 2)
+            }
+        }
+    }
+
+    /// With `migrationLockTimeout`, a rehearsal, a repair and a migration that wait for a lock (the migration lock
+    /// another host holds, a table a long transaction holds) end with `busy` instead of waiting, and change nothing.
+    @Test func aRehearsalAndARepairWaitAtMostTheLockTimeout() throws {
+        try TestServer.withDatabase { url in
+            try PostgresStore(url: url.text, configuration: try billing([createInvoices])).close()
+            var pending = try billing([createInvoices, "ALTER TABLE invoices ADD COLUMN paid boolean;"])
+            pending.migrationPolicy = .none
+            pending.migrationLockTimeout = .milliseconds(200)
+            let store = try PostgresStore(url: url.text, configuration: pending)
+            defer { store.close() }
+            try withAdmin(url) { admin throws in
+                // A long transaction of the service, holding the table.
+                try admin.execute("BEGIN")
+                try admin.execute("LOCK TABLE invoices IN ACCESS SHARE MODE")
+                let started = ContinuousClock.now
+                let table = #expect(throws: StoreError.self) { try store.rehearsePendingMigrations() }
+                #expect(table?.code == .busy, "\(String(describing: table))")
+                #expect(ContinuousClock.now - started < .seconds(10))
+                try admin.execute("ROLLBACK")
+                // Another host migrating: the migration lock is held.
+                try admin.execute("SELECT pg_advisory_lock(\(0x5354_4F52_4D49_4752 as Int64))")
+                let migrating = #expect(throws: StoreError.self) { try store.rehearsePendingMigrations() }
+                #expect(migrating?.code == .busy)
+                let repair = #expect(throws: StoreError.self) {
+                    try store.acceptMigrationChange(version: 1, set: "billing")
+                }
+                #expect(repair?.code == .busy)
+                try admin.execute("SELECT pg_advisory_unlock_all()")
+                #expect(try integer(admin, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'paid'") == 0)
+                // `migrate up` waits no longer either, and applies nothing.
+                try admin.execute("SELECT pg_advisory_lock(\(0x5354_4F52_4D49_4752 as Int64))")
+                pending.migrationPolicy = .migrate
+                let up = #expect(throws: StoreError.self) { try PostgresStore(url: url.text, configuration: pending) }
+                #expect(up?.code == .busy)
+                try admin.execute("SELECT pg_advisory_unlock_all()")
+                #expect(try integer(admin, "SELECT count(*) FROM _store_migrations") == 2)
+            }
+            #expect(try store.rehearsePendingMigrations().map(\.version) == [2])
+        }
+    }
 }
 #endif

@@ -156,7 +156,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
             try seedNodes(path, [NodeVO(name: "A", x: 0, y: 0)])
             try recordFutureMigration(path)
             for command in [["list", "nodes"], ["insert", "nodes", #"{"name":"n","x":1,"y":2}"#], ["migrate", "up"]] {
-                expectFailure(try cli(["--db", path] + command), exit: 7, code: "schema_too_new", "newer")
+                expectFailure(try cli(["--db", path] + command), exit: 7, code: "schema_too_new", "schema 0099 is newer")
             }
             #expect(try rowCount(path) == 1)
         }
@@ -184,8 +184,11 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
                 try store.write { try $0.execute("INSERT INTO nodes (name, x, y) VALUES ('seeded at 1', 3, 4)") }
             }
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let plan = try cli(["--db", path, "migrate", "plan", "--format", "ndjson"])
+            let temporary = directory.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            let plan = try cli(["--db", path, "migrate", "plan", "--format", "ndjson"], environment: ["TMPDIR": temporary.path])
             expectSuccess(plan)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the copy is removed")
             let rows = try jsonLines(plan)
             #expect(rows.map { $0["version"] as? String } == (2...latest).map(fourDigits), "\(plan)")
             #expect(rows.allSatisfy { $0["result"] as? String == "ok" && ($0["duration_ms"] as? Int ?? -1) >= 0 }, "\(plan)")
@@ -214,7 +217,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
             expectSuccess(current)
             #expect(current.stdout.isEmpty && current.stderr.contains("nothing to do"), "\(current)")
             try recordFutureMigration(path)
-            expectFailure(try cli(["--db", path, "migrate", "plan"]), exit: 7, code: "schema_too_new", "newer")
+            expectFailure(try cli(["--db", path, "migrate", "plan"]), exit: 7, code: "schema_too_new", "schema 0099 is newer")
         }
     }
 

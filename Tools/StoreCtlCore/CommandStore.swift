@@ -112,12 +112,16 @@ extension GlobalOptions {
     /// Opens the store of --db on its engine (a file, or with the trait PostgreSQL a `postgres://` URL), checks it
     /// is a storectl store and that its schema fits `need`.
     /// `migrating` (`init` and `migrate up` on PostgreSQL) applies the pending migrations (the whole schema, in a
-    /// database that has none yet);
+    /// database that has none yet), waiting at most `migrationLockTimeout` (30 s by default, as on SQLite) for each
+    /// lock;
     /// `live` (`watch`) has the PostgreSQL store read its change feed, so that listeners hear of commits.
-    func openCommandStore(_ need: SchemaNeed, migrating: Bool = false, live: Bool = false) throws -> any CommandStore {
+    func openCommandStore(
+        _ need: SchemaNeed, migrating: Bool = false, live: Bool = false, migrationLockTimeout: Duration = .seconds(30)
+    ) throws -> any CommandStore {
         guard GlobalOptions.isPostgresURL(path) else { return try openStore(need) }
         #if PostgreSQL
-        return try openPostgresStore(need, policy: migrating ? .migrate : .none, live: live)
+        return try openPostgresStore(
+            need, policy: migrating ? .migrate : .none, live: live, migrationLockTimeout: migrating ? migrationLockTimeout : nil)
         #else
         throw CLIError.usage(
             "--db \(GlobalOptions.redacted(path)): this storectl was built without PostgreSQL; build one with "

@@ -21,22 +21,16 @@ final class PostgresCommandStore: CommandStore {
 
     func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T {
         try store.read { tx in
-            try limitLockWaits(tx)
+            try tx.limitLockWaits(to: lockTimeout)
             return try body(tx)
         }
     }
 
     func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T {
         try store.write(origin: origin) { tx in
-            try limitLockWaits(tx)
+            try tx.limitLockWaits(to: lockTimeout)
             return try body(tx)
         }
-    }
-
-    /// `SET LOCAL lock_timeout` (whole milliseconds; 0 would wait for ever, so at least 1).
-    private func limitLockWaits(_ tx: PostgresTransaction) throws {
-        let milliseconds = max(1, lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000)
-        _ = try tx.fetchValue("SELECT set_config('lock_timeout', ?, true)", ["\(milliseconds)ms"])
     }
 
     func migrationStatus() throws -> MigrationStatus { try store.migrationStatus() }
@@ -193,9 +187,14 @@ extension GlobalOptions {
     /// Opens the PostgreSQL store of a `postgres://` --db without migrating it (unless `need` allows it), checks it is
     /// a storectl store and that its schema fits `need`. A missing database is not found (3); a server that is down
     /// or refuses the login is unavailable (11); a malformed URL is a usage error (2).
-    func openPostgresStore(_ need: SchemaNeed, policy: MigrationPolicy = .none, live: Bool = false) throws -> PostgresCommandStore {
+    /// Opens the PostgreSQL store: every lock is waited for at most --busy-timeout, the migrations' too unless
+    /// `migrationLockTimeout` (`migrate up`'s --lock-timeout) is given.
+    func openPostgresStore(
+        _ need: SchemaNeed, policy: MigrationPolicy = .none, live: Bool = false, migrationLockTimeout: Duration? = nil
+    ) throws -> PostgresCommandStore {
         var configuration = PostgresStoreConfiguration()
         configuration.migrationPolicy = policy
+        configuration.migrationLockTimeout = migrationLockTimeout ?? busyTimeoutDuration
         configuration.tracksChanges = live
         configuration.maximumConnectionCount = 2
         configuration.applicationName = "storectl \(Store.libraryVersion)"
@@ -206,7 +205,9 @@ extension GlobalOptions {
             throw StoreError(.notAStore, "\(GlobalOptions.redacted(path)) is not a storectl store: \(error.message)")
         }
         let store = PostgresCommandStore(store: server, lockTimeout: busyTimeoutDuration)
-        return try prepared(store, need) { policy in try openPostgresStore(.any, policy: policy, live: live) }
+        return try prepared(store, need) { policy in
+            try openPostgresStore(.any, policy: policy, live: live, migrationLockTimeout: migrationLockTimeout)
+        }
     }
 }
 #endif

@@ -91,6 +91,14 @@ public final class PostgresTransaction {
         return try runCallerSQL(sql, arguments).affectedRows
     }
 
+    /// Makes each later statement of this transaction wait at most `timeout` for a lock (a row another writer holds,
+    /// a table an `ALTER` holds), then throw ``/ObservableStoreCore/StoreError/Code/busy`` (`SET LOCAL lock_timeout`;
+    /// whole milliseconds). Without it a statement waits as long as the lock is held.
+    public func limitLockWaits(to timeout: Duration) throws {
+        try checkActive()
+        try connection.limitLockWaits(to: timeout)
+    }
+
     /// Runs a query and returns every row.
     public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
         try runCallerSQL(sql, arguments).namedRows

@@ -80,20 +80,23 @@ struct PostgresMigrator {
     }
 
     /// Rehearses ``migrate(limit:)`` (`storectl migrate plan`): in one transaction under the lock, validates the
-    /// history, applies every pending file in order, reads back the history rows it wrote, and rolls everything
-    /// back. The real SQL meets the real data, so errors and durations are real; nothing stays (the files' locks
-    /// are held until the rollback, and sequence values they drew are not returned, as in any rolled-back
-    /// transaction).
+    /// history, applies every pending file in order, checks what PostgreSQL defers to COMMIT (`SET CONSTRAINTS ALL
+    /// IMMEDIATE`: deferred foreign keys, unique constraints, constraint triggers), reads back the history rows
+    /// written, and rolls everything back. The real SQL meets the real data, so errors and durations are real.
+    ///
+    /// Waits for each lock at most ``PostgresStoreConfiguration/migrationLockTimeout``. What ROLLBACK does not undo stays: a `setval` a file
+    /// calls, and sequence values drawn. The caller must not reuse the connection (session state a file set).
     func rehearse() throws -> [AppliedMigration] {
         try connection.execute("BEGIN")
         do {
-            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+            try lockMigrations()
             let logged = try logsSchemaChanges()
             try connection.execute(PostgresMigrator.bootstrapSQL)
             let history = try readHistory()
             try validate(history)
             let work = pending(history, limit: nil)
             for (set, migration) in work { try apply(migration, of: set, logged: logged) }
+            try checkDeferred(of: work.map { $0.1 })
             let written = try connection.query(
                 "SELECT \(AppliedMigration.historyColumns) FROM \(PostgresMigrator.historyTable)"
             ).namedRows.map(AppliedMigration.init(historyRow:))
@@ -107,12 +110,30 @@ struct PostgresMigrator {
         }
     }
 
+    /// In the open transaction: the lock waits limited (``PostgresStoreConfiguration/migrationLockTimeout``), then
+    /// the migration lock, held until the transaction ends.
+    func lockMigrations() throws {
+        if let timeout = configuration.migrationLockTimeout { try connection.limitLockWaits(to: timeout) }
+        try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+    }
+
+    /// Runs now the checks PostgreSQL would run at COMMIT, which a rollback skips; a failure names the files.
+    private func checkDeferred(of migrations: [Migration]) throws {
+        do {
+            try connection.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        } catch let error as StoreError where ![.unavailable, .busy].contains(error.code) {
+            let files = migrations.map(\.id).joined(separator: ", ")
+            throw StoreError(
+                .migrationConflict, "\(files) failed the checks PostgreSQL makes at COMMIT: \(error.message); nothing was applied")
+        }
+    }
+
     /// In one transaction under the lock: re-reads and validates the history, then applies the first pending file.
     /// Returns false when nothing was pending (another process applied it meanwhile).
     private func applyNext(limit: (set: String, version: Int)?, logged: Bool) throws -> Bool {
         try connection.execute("BEGIN")
         do {
-            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
+            try lockMigrations()
             try connection.execute(PostgresMigrator.bootstrapSQL)
             let history = try readHistory()
             try validate(history)
@@ -194,7 +215,7 @@ struct PostgresMigrator {
         }
         do {
             try connection.script(migration.sql)
-        } catch let error as StoreError where error.code != .unavailable {
+        } catch let error as StoreError where ![.unavailable, .busy].contains(error.code) {
             let setText = set.name == MigrationSet.storeSetName ? "" : " of set \(set.name)"
             throw StoreError(
                 .migrationConflict,

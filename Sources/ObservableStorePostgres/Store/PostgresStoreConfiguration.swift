@@ -27,6 +27,11 @@ public struct PostgresStoreConfiguration: Sendable {
     public var migrationSets: [MigrationSet] = []
     /// What opening does about migrations; ``/ObservableStoreCore/MigrationPolicy/migrate`` by default.
     public var migrationPolicy: MigrationPolicy = .migrate
+    /// How long migrating, rehearsing (`rehearsePendingMigrations()`) or repairing (`acceptMigrationChange`) waits for
+    /// each lock — the migration lock another host holds, a table a file alters — before it throws
+    /// ``/ObservableStoreCore/StoreError/Code/busy`` with nothing of that file applied (`SET LOCAL lock_timeout`).
+    /// Nil (the default): as long as it takes.
+    public var migrationLockTimeout: Duration?
     /// Where the store logs (nothing by default).
     public var logger = Logger(label: "ObservableStore.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Called when a listener's handler throws, with the listener's name.

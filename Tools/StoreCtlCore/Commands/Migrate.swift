@@ -43,8 +43,8 @@ struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending migrations (backing the store up first).",
             discussion: """
-                On PostgreSQL there is no backup file (use pg_dump first) and the migration lock (an advisory lock) is
-                waited for without --lock-timeout; each file runs in one transaction.
+                On PostgreSQL there is no backup file (use pg_dump first); each file runs in one transaction, which waits
+                at most --lock-timeout for each lock (the migration lock, a table the file alters).
                 Example:
                   storectl migrate up
                   storectl migrate up --no-backup --lock-timeout 60s
@@ -65,7 +65,8 @@ struct Migrate: ParsableCommand {
             } catch let error as StoreError where error.code == .migrationNeeded {}
             let pending = status.pending
             if GlobalOptions.isPostgresURL(global.path) {
-                let store = try global.openCommandStore(.any, migrating: true)
+                let store = try global.openCommandStore(
+                    .any, migrating: true, migrationLockTimeout: Duration.parse(lockTimeout) ?? .seconds(30))
                 defer { store.close() }
                 for entry in pending { global.say("applied \(Migration.format(entry.version)) \(entry.name)") }
                 return global.say("store is at \(Migration.format(try store.schemaVersion()))")
