@@ -75,9 +75,10 @@ extension Store {
     /// store, made with the backup API, so the real SQL meets the real data. Returns the history rows the rehearsal
     /// wrote (with each file's duration), in apply order; empty when nothing is pending. This store is not changed.
     ///
-    /// Throws what opening the copy throws: ``/ObservableStoreCore/StoreError/Code/migrationConflict`` for a file
-    /// that fails (naming it) or a history that conflicts with the code, and
-    /// ``/ObservableStoreCore/StoreError/Code/schemaTooNew``.
+    /// Throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew`` or
+    /// ``/ObservableStoreCore/StoreError/Code/migrationConflict`` when this store's history is newer than the code or
+    /// conflicts with it (checked before any copy is made), and ``/ObservableStoreCore/StoreError/Code/migrationConflict``
+    /// for a file that fails on the copy (naming it).
     public func rehearsePendingMigrations() throws -> [AppliedMigration] {
         let status = try migrationStatus()
         do {
