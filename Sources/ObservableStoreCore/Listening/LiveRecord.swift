@@ -7,8 +7,8 @@ import Observation
 /// `PostgresStore`.
 ///
 /// The record is read once when the model is made, then again after each commit (of this process or
-/// another, or another host on PostgreSQL) that inserts, changes or deletes it, with the rules of `store.value(of:key:)`. ``record`` is
-/// nil while there is no record with that key.
+/// another, or another host on PostgreSQL) that inserts, changes or deletes it, with the rules of
+/// `store.value(of:key:)`. ``record`` is nil while there is no record with that key.
 ///
 /// Its actor and its lifetime are those of ``LiveQuery``: its properties change on the actor chosen when it
 /// is made (the main actor unless you pass another) and are read there; releasing it removes its listener;

@@ -84,8 +84,9 @@ struct PostgresMigrator {
     /// IMMEDIATE`: deferred foreign keys, unique constraints, constraint triggers), reads back the history rows
     /// written, and rolls everything back. The real SQL meets the real data, so errors and durations are real.
     ///
-    /// Waits for each lock at most ``PostgresStoreConfiguration/migrationLockTimeout``. What ROLLBACK does not undo stays: a `setval` a file
-    /// calls, and sequence values drawn. The caller must not reuse the connection (session state a file set).
+    /// Waits for each lock at most ``PostgresStoreConfiguration/migrationLockTimeout``. What ROLLBACK does not undo
+    /// stays: a `setval` a file calls, and sequence values drawn. The caller must not reuse the connection (session
+    /// state a file set).
     func rehearse() throws -> [AppliedMigration] {
         try connection.execute("BEGIN")
         do {
