@@ -81,10 +81,8 @@ extension Store {
     /// for a file that fails on the copy (naming it).
     public func rehearsePendingMigrations() throws -> [AppliedMigration] {
         let status = try migrationStatus()
-        do {
-            try status.requireCurrent()
-            return []
-        } catch let error as StoreError where error.code == .migrationNeeded {}
+        try status.requireMigratable()
+        guard !status.pending.isEmpty else { return [] }
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("store-rehearsal-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", "-migrate.lock"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
         try backup(to: copy)

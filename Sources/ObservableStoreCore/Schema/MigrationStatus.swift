@@ -53,11 +53,7 @@ public struct MigrationStatus: Sendable {
     /// ``conflictError(for:)``); a pending file throws ``StoreError/Code/migrationNeeded``,
     /// naming the pending files.
     public func requireCurrent() throws {
-        if let newest = unknown.last {
-            let known = entries.filter { $0.set == newest.set && $0.state != .unknown }.map(\.version).max() ?? 0
-            throw StoreError.schemaTooNew(db: newest.version, known: known, set: newest.set)
-        }
-        if let conflict = firstConflict { throw conflictError(for: conflict) }
+        try requireMigratable()
         let pending = self.pending
         guard let first = pending.first else { return }
         let current = entries.filter { $0.set == first.set && $0.state == .applied }.map(\.version).max() ?? 0
@@ -72,6 +68,17 @@ public struct MigrationStatus: Sendable {
 }
 
 extension MigrationStatus {
+    /// Throws when this code cannot migrate the store: a version applied by newer code throws
+    /// ``StoreError/Code/schemaTooNew``, then a changed or out-of-order file ``StoreError/Code/migrationConflict``.
+    /// Pending files are fine: the check before applying them (or rehearsing them), on either engine.
+    package func requireMigratable() throws {
+        if let newest = unknown.last {
+            let known = entries.filter { $0.set == newest.set && $0.state != .unknown }.map(\.version).max() ?? 0
+            throw StoreError.schemaTooNew(db: newest.version, known: known, set: newest.set)
+        }
+        if let conflict = firstConflict { throw conflictError(for: conflict) }
+    }
+
     /// The conflict the migrator reports first: in the first set that has one, a changed file, else a
     /// pending one below an applied version.
     public var firstConflict: Entry? {

@@ -170,12 +170,7 @@ struct PostgresMigrator {
     /// Throws for a newer schema, a changed applied file, or a pending file below an applied one. History rows of
     /// sets this code does not know (another service's) are left alone.
     func validate(_ history: [HistoryRow]) throws {
-        let status = status(history)
-        if let newest = status.unknown.last {
-            let set = sets.first { $0.name == newest.set }
-            throw StoreError.schemaTooNew(db: newest.version, known: set?.latestVersion ?? 0, set: newest.set)
-        }
-        if let conflict = status.firstConflict { throw status.conflictError(for: conflict) }
+        try status(history).requireMigratable()
         for row in history where row.version < 1 && sets.contains(where: { $0.name == row.set }) {
             throw StoreError(.migrationConflict, "the history of set \(row.set) holds version \(row.version), which no file can have")
         }

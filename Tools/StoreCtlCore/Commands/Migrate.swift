@@ -59,11 +59,9 @@ struct Migrate: ParsableCommand {
             let status = try before.migrationStatus()
             before.close()
             // The library's check: a newer schema or a conflict throws; only pending files are left to apply.
-            do {
-                try status.requireCurrent()
-                return global.say("nothing to do: the store is up to date")
-            } catch let error as StoreError where error.code == .migrationNeeded {}
+            try status.requireMigratable()
             let pending = status.pending
+            guard !pending.isEmpty else { return global.say("nothing to do: the store is up to date") }
             if GlobalOptions.isPostgresURL(global.path) {
                 let store = try global.openCommandStore(
                     .any, migrating: true, migrationLockTimeout: Duration.parse(lockTimeout) ?? .seconds(30))
