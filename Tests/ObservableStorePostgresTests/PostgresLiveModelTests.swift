@@ -6,15 +6,6 @@ import StorePostgres
 import StoreTestSupport
 import Testing
 
-/// A record of the nodes table that is not `Equatable`: its live query compares records by their columns.
-private struct NodeName: Record {
-    static let tableName = "nodes"
-    static let columns: [String]? = ["id", "name"]
-    typealias Key = Int64
-    var id: Int64?
-    var name: String
-}
-
 /// `LiveQuery` and `LiveRecord` on a PostgreSQL store (the core's models, as on SQLite): their value at once, then
 /// every writer's commits on the main actor (their default), and their end when the store closes.
 @Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))

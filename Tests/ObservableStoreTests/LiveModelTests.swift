@@ -11,15 +11,6 @@ private actor ModelActor {
     func run<T: Sendable>(_ body: @Sendable () -> T) -> T { body() }
 }
 
-/// A record of the nodes table that is not `Equatable`: its live query compares records by their columns.
-private struct NodeName: Record {
-    static let tableName = "nodes"
-    static let columns: [String]? = ["id", "name"]
-    typealias Key = Int64
-    var id: Int64?
-    var name: String
-}
-
 /// `LiveQuery` and `LiveRecord` on real files: they have their value at once, follow commits of this process
 /// and of others on the actor chosen, are seen by `withObservationTracking` and `Observations`, end on a failed
 /// read or a closed store, and remove their listener when released.
