@@ -252,7 +252,7 @@ private func result<Value: Sendable>(
     }
 
     @Test func aWriteCancelledWhileWaitingForItsTurnWritesNothingAndAStartedOneCommits() async throws {
-        try await withTemporaryStore { store, _ in
+        try await withTemporaryStore(configuration: .withoutChangeFeed) { store, _ in
             let (holder, release) = try await holdingWrite(of: store)
             let waiting = outcome {
                 try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) }
@@ -331,7 +331,7 @@ private func result<Value: Sendable>(
     }
 
     @Test func closingFailsTheWritesStillWaitingAfterTheOneInProgressCommits() async throws {
-        try await withTemporaryStore { store, path in
+        try await withTemporaryStore(configuration: .withoutChangeFeed) { store, path in
             let (holder, release) = try await holdingWrite(of: store)
             let queued = (0..<3).map { index in
                 outcome {

@@ -139,7 +139,7 @@ import Testing
     /// A synchronous write takes the writer at once when it is free, but not ahead of a write already
     /// waiting: a thread that writes again as soon as its write ends cannot keep the writer from others.
     @Test func aWaitingWriteGoesBeforeTheNextWriteOfTheThreadThatHadTheWriter() throws {
-        try withTemporaryStore { store, _ in
+        try withTemporaryStore(configuration: .withoutChangeFeed) { store, _ in
             let inside = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             let finished = DispatchSemaphore(value: 0)

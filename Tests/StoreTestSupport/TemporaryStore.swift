@@ -33,6 +33,18 @@ public func withTemporaryStore<T>(
     }
 }
 
+extension StoreConfiguration {
+    /// No change feed (`tracksChanges` false), for the tests that count the writes waiting for the writer's turn.
+    /// Once this process's writes settle, the feed checks for a foreign write in the writer's turn; under load that
+    /// check came late, queued behind a test's held write, and the count never read as the test's own writes alone
+    /// (a CI run timed out waiting for `waitingWrites == 1`).
+    public static var withoutChangeFeed: StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.tracksChanges = false
+        return configuration
+    }
+}
+
 /// Async twin of ``withTemporaryStore(configuration:_:)``; `body` runs on the caller's actor (`isolation`), so a
 /// main-actor test can use main-actor models in it.
 public func withTemporaryStore<T>(
