@@ -86,6 +86,7 @@ let package = Package(
             exclude: ["migrations.sum"],
             resources: [
                 .embedInCode("0001_store.sql"),
+                .embedInCode("0002_concurrent_commits.sql"),
             ]
         ),
         .target(name: "ObservableStorePostgres", dependencies: ["ObservableStoreCore", "StorePostgres", "StorePostgresMigrations", logging]),

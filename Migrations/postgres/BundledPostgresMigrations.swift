@@ -7,5 +7,6 @@ package enum BundledPostgresMigrations {
     /// Every bundled migration, oldest first.
     package static let all: [(id: String, sql: String)] = [
         ("0001_store", String(decoding: PackageResources._001_store_sql, as: UTF8.self)),
+        ("0002_concurrent_commits", String(decoding: PackageResources._002_concurrent_commits_sql, as: UTF8.self)),
     ]
 }

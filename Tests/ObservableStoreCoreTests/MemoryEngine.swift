@@ -114,9 +114,9 @@ final class MemoryEngine: StoreEngine {
 
     // MARK: - StoreEngine
 
-    func readSnapshot<T>(_ body: ([String: Int64]) throws -> T) throws -> (value: T, sequence: Int64) {
+    func readSnapshot<T>(_ body: ([String: Int64]) throws -> T) throws -> (value: T, position: SnapshotPosition) {
         let (values, sequence) = state.withLock { ($0.values, $0.lastSequence) }
-        return (try body(values), sequence)
+        return (try body(values), SnapshotPosition(sequence: sequence))
     }
 
     func readLog(after sequence: Int64, limit: Int) throws -> (entries: [MemoryEntry], last: Int64) {

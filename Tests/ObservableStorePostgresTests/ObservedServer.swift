@@ -41,6 +41,16 @@ struct ObservedServer {
         return try await body(ObservedServer(url: database, psql: connection))
     }
 
+    /// Runs `body` while a store of its own listens to every commit (listener "all") into the log `body` gets.
+    func withListeningStore<T>(_ body: (EventLog) throws -> T) throws -> T {
+        let listening = try openStore()
+        defer { listening.close() }
+        let log = EventLog()
+        let token = listening.listen("all") { log.record($0) }
+        defer { token.cancel() }
+        return try body(log)
+    }
+
     /// Opens a store on the database.
     func openStore(_ configure: (inout PostgresStoreConfiguration) -> Void = { _ in }) throws -> PostgresStore {
         var configuration = PostgresStoreConfiguration()
@@ -55,11 +65,14 @@ struct ObservedServer {
         try psql.execute("BEGIN")
         if let origin { try psql.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)]) }
         for statement in statements { try psql.execute(statement) }
-        let txid = try psql.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
         try psql.execute("COMMIT")
-        guard case .text(let id) = txid else { return nil }
-        guard case .integer(let sequence) = try psql.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(id)]).scalar
-        else { return nil }
+        return try settle()
+    }
+
+    /// The sequence number of the commit `psql` just made (numbered first if it is still waiting), nil when it logged
+    /// nothing: what the store's writer asks right after its COMMIT.
+    func settle() throws -> Int64? {
+        guard case .integer(let sequence) = try psql.query("SELECT _store_settle()").scalar else { return nil }
         return sequence
     }
 
@@ -69,11 +82,8 @@ struct ObservedServer {
         try psql.execute("BEGIN")
         if let origin { try psql.execute("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)]) }
         for statement in statements { try psql.execute(statement) }
-        let txid = try psql.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
         try psql.execute("COMMIT")
-        guard case .text(let id) = txid,
-            case .integer(let sequence) = try psql.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(id)]).scalar
-        else { return nil }
+        guard let sequence = try settle() else { return nil }
         store.didCommit(sequence: sequence)
         return sequence
     }

@@ -66,7 +66,7 @@ struct StoreCtlPostgresTests {
                 for key in ["tables", "records", "last_change_seq", "state"] {
                     #expect("\(info[key] ?? "")" == "\(sqliteInfo[key] ?? "")", "\(key): \(info) vs \(sqliteInfo)")
                 }
-                #expect(info["journal"] as? String == "server" && info["schema"] as? String == "0001")
+                #expect(info["journal"] as? String == "server" && info["schema"] as? String == "0002")
                 #expect((info["store"] as? String)?.hasSuffix("/\(database.name)") == true)
             }
         }
@@ -159,7 +159,7 @@ struct StoreCtlPostgresTests {
             let status = try cli(["migrate", "status", "--format", "ndjson", "--db", database.url])
             expectSuccess(status)
             let rows = try jsonLines(status)
-            #expect(rows.map { $0["state"] as? String } == ["applied"], "\(status)")
+            #expect(rows.map { $0["state"] as? String } == ["applied", "applied"], "\(status)")
             #expect(rows.first?["checksum"] as? String == "ok")
             let up = try cli(["migrate", "up", "--db", database.url])
             expectSuccess(up)
@@ -185,7 +185,7 @@ struct StoreCtlPostgresTests {
 
             try database.psql("UPDATE _store_migrations SET checksum = 'deadbeef' WHERE set_name = 'store' AND version = 1")
             expectFailure(try cli(["migrate", "status", "--db", database.url]), exit: 8, code: "migration_conflict", "0001_store.sql")
-            expectFailure(try cli(["migrate", "repair", "--accept", "0002", "--db", database.url]), exit: 3, code: "not_found", "no migration 0002")
+            expectFailure(try cli(["migrate", "repair", "--accept", "0099", "--db", database.url]), exit: 3, code: "not_found", "no migration 0099")
             let file = try String(
                 contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                     .deletingLastPathComponent().appendingPathComponent("Migrations/postgres/0001_store.sql"),
@@ -311,9 +311,9 @@ struct StoreCtlPostgresTests {
         try withPostgresTestDatabase { database in
             let first = try cli(["init", "--db", database.url])
             expectSuccess(first)
-            #expect(first.stderr.contains("schema 0001"), "\(first)")
+            #expect(first.stderr.contains("schema 0002"), "\(first)")
             expectSuccess(try cli(["init", "--db", database.url]))
-            #expect(try database.psql("SELECT count(*) FROM _store_migrations WHERE set_name = 'store'").contains("1"))
+            #expect(try database.psql("SELECT count(*) FROM _store_migrations WHERE set_name = 'store'").contains("2"))
             let missing = database.url + "_missing"
             expectFailure(try cli(["init", "--db", missing]), exit: 3, code: "not_found", "\(database.name)_missing")
         }

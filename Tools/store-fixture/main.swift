@@ -22,6 +22,10 @@
 //                                                        piece, then sleeps DELAY_MS; exits once caught up
 //   store-fixture pg-write URL COUNT [DELAY_MS]          (trait PostgreSQL) COUNT commits on PostgreSQL, each
 //                                                        inserting a node
+//   store-fixture pg-hot URL COUNT ROWS THREADS          (trait PostgreSQL) THREADS writer threads, COUNT commits each,
+//                                                        each adding 1 to `y` of two of the nodes hot0…hot<ROWS-1>
+//                                                        (lowest id first), so that writers wait on each other's row
+//                                                        locks; a busy write (deadlock, serialization) is run again
 //   store-fixture pg-consume URL NAME OUT [DELAY_MS [in-write]]
 //                                                        (trait PostgreSQL) durable listener NAME of nodes until
 //                                                        killed: each commit's sequence goes into table `consumed`
@@ -91,6 +95,9 @@ do {
         try PostgresFixture.write(
             url: arguments[1], count: Int(arguments[2]) ?? 0,
             delayMilliseconds: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "pg-hot" where arguments.count >= 5:
+        try PostgresFixture.writeHotRows(
+            url: arguments[1], count: Int(arguments[2]) ?? 0, rows: Int(arguments[3]) ?? 0, threads: Int(arguments[4]) ?? 1)
     case "pg-consume" where arguments.count >= 4:
         try PostgresFixture.consume(
             url: arguments[1], name: arguments[2], output: arguments[3],

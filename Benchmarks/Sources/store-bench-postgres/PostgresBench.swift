@@ -5,7 +5,9 @@ import PostgresNIO
 
 /// Runs the cases, each repetition on fresh databases, and prints a Markdown table of medians.
 struct PostgresBench {
-    static let cases = ["commits_1", "commits_4", "commits_8", "latency", "fetch_all", "fetch_by_id"]
+    static let cases = [
+        "commits_1", "commits_4", "commits_8", "commits_16", "latency", "latency_16", "fetch_all", "fetch_by_id",
+    ]
     static let totalCommits = 2_000
     static let latencyCommits = 1_000
     static let rows = 50_000
@@ -62,7 +64,7 @@ struct PostgresBench {
     /// fetches: seconds.
     private func measure(_ name: String) throws -> (Double, Double) {
         switch name {
-        case "commits_1", "commits_4", "commits_8":
+        case "commits_1", "commits_4", "commits_8", "commits_16":
             let writers = Int(name.dropFirst("commits_".count)) ?? 1
             let perWriter = Self.totalCommits / writers
             let storeSeconds = try runBlocking {
@@ -77,14 +79,15 @@ struct PostgresBench {
             }
             let total = Double(perWriter * writers)
             return (total / storeSeconds, total / rawSeconds)
-        case "latency":
+        case "latency", "latency_16":
+            let writers = name == "latency" ? 1 : 16
             let (store, notify) = try runBlocking {
                 try await server.withDatabase { database in
-                    try CommitLatency.run(server, database: database, commits: Self.latencyCommits)
+                    try CommitLatency.run(server, database: database, commits: Self.latencyCommits, writers: writers)
                 }
             }
             let line = String(
-                format: "latency run: store p50 %.2f ms p99 %.2f ms; NOTIFY p50 %.2f ms p99 %.2f ms",
+                format: "\(name) run: store p50 %.2f ms p99 %.2f ms; NOTIFY p50 %.2f ms p99 %.2f ms",
                 percentile(store, 0.5) * 1e3, percentile(store, 0.99) * 1e3, percentile(notify, 0.5) * 1e3,
                 percentile(notify, 0.99) * 1e3)
             FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -123,7 +126,7 @@ struct PostgresBench {
 
     private func format(_ name: String, _ value: Double) -> String {
         if name.hasPrefix("commits") { return String(format: "%.0f commits/s", value) }
-        if name == "latency" { return String(format: "p50 %.2f ms", value) }
+        if name.hasPrefix("latency") { return String(format: "p50 %.2f ms", value) }
         return String(format: "%.1f ms", value * 1e3)
     }
 

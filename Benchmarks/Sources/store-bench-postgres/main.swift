@@ -4,15 +4,21 @@
 //   swift run -c release --package-path Benchmarks store-bench-postgres [--url URL] [--repeat N] [--only CASE,...]
 //
 // URL: postgres://user@host:port/database (default $OBSERVABLE_STORE_POSTGRES_URL); each case creates and drops
-// its own database on that server. Cases: commits_1, commits_4, commits_8, latency, fetch_all, fetch_by_id.
+// its own database on that server. Cases: commits_1, commits_4, commits_8, commits_16, latency (one foreign writer),
+// latency_16 (sixteen foreign writers), fetch_all, fetch_by_id. Benchmarks/postgres-commits runs the commit cases
+// with pgbench beside them, on a private cluster, on the default disk and with fsync made 1 ms slower.
 import BenchSupport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
-if arguments.first == "writer", arguments.count == 4, let count = Int(arguments[2]), let pause = Int(arguments[3]) {
+if arguments.first == "writer", arguments.count == 5, let count = Int(arguments[2]), let pause = Int(arguments[3]),
+    let connections = Int(arguments[4])
+{
     do {
-        try runBlocking { try await CommitLatency.writer(url: arguments[1], count: count, pause: .milliseconds(pause)) }
+        try runBlocking {
+            try await CommitLatency.writer(url: arguments[1], count: count, pause: .milliseconds(pause), connections: connections)
+        }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("store-bench-postgres: writer: \(error)\n".utf8))

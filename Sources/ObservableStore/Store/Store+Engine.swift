@@ -4,8 +4,8 @@ import StoreSQLite
 // The SQLite engine's side of the core's engine protocol: snapshots on reader connections, the change log
 // (`_store_commits`, `_store_commit_pieces`), and durable cursors (`_store_listeners`).
 extension Store: StoreEngine {
-    package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, sequence: Int64) {
-        try read { tx in (try body(tx), try ChangeLog.lastSequence(tx)) }
+    package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
+        try read { tx in (try body(tx), SnapshotPosition(sequence: try ChangeLog.lastSequence(tx))) }
     }
 
     package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [LoggedCommit], last: Int64) {

@@ -21,9 +21,9 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// What a snapshot read hands its body (the SQLite engine's `Transaction`).
     associatedtype Snapshot
 
-    /// Runs `body` on one consistent snapshot; returns its value and the last commit sequence the snapshot
-    /// reflects (every commit up to it is visible, none after it).
-    func readSnapshot<T>(_ body: (Snapshot) throws -> T) throws -> (value: T, sequence: Int64)
+    /// Runs `body` on one consistent snapshot; returns its value and which commits the snapshot reflects (on
+    /// SQLite every commit up to a sequence and none after it; see ``SnapshotPosition``).
+    func readSnapshot<T>(_ body: (Snapshot) throws -> T) throws -> (value: T, position: SnapshotPosition)
 
     /// One page of the change log after `sequence` (at most `limit` entries, oldest first) and the last
     /// sequence assigned, read in one snapshot. Entries no longer kept (pruned) are simply absent.

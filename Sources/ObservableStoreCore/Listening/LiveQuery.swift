@@ -84,7 +84,7 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
     /// with no records and ``error`` set, and does not observe.
     package init(
         _ query: Query<R>, on actor: any Actor, isSame: @escaping @Sendable ([R], [R]) -> Bool,
-        values: () throws -> ObservedValues<[R]>, snapshot: () throws -> (value: [R], sequence: Int64)
+        values: () throws -> ObservedValues<[R]>, snapshot: () throws -> (value: [R], position: SnapshotPosition)
     ) {
         self.query = query
         self.actor = actor
@@ -93,8 +93,8 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
             // The sequence first, then a read of the model's own, so that it has its records at once: the
             // sequence's first value was read at the same commit or an earlier one, and is skipped.
             let values = try values()
-            let (records, sequence) = try snapshot()
-            (currentRecords, currentSequence, currentlyObserving) = (records, sequence, true)
+            let (records, position) = try snapshot()
+            (currentRecords, currentSequence, currentlyObserving) = (records, position.sequence, true)
             updates = LiveUpdates.follow(values, for: self, on: actor) { model, update, isolation in
                 model.apply(update, isolation: isolation)
             }

@@ -73,7 +73,7 @@ public final class LiveRecord<R: Record>: @unchecked Sendable {
     /// with no record and ``error`` set, and does not observe.
     package init(
         key: R.Key, on actor: any Actor, values: () throws -> ObservedValues<R?>,
-        snapshot: () throws -> (value: R?, sequence: Int64)
+        snapshot: () throws -> (value: R?, position: SnapshotPosition)
     ) {
         self.key = key
         self.actor = actor
@@ -81,8 +81,8 @@ public final class LiveRecord<R: Record>: @unchecked Sendable {
             // The sequence first, then a read of the model's own, so that it has its record at once: the
             // sequence's first value was read at the same commit or an earlier one, and is skipped.
             let values = try values()
-            let (record, sequence) = try snapshot()
-            (currentRecord, currentSequence, currentlyObserving) = (record, sequence, true)
+            let (record, position) = try snapshot()
+            (currentRecord, currentSequence, currentlyObserving) = (record, position.sequence, true)
             updates = LiveUpdates.follow(values, for: self, on: actor) { model, update, isolation in
                 model.apply(update, isolation: isolation)
             }

@@ -1,7 +1,7 @@
 /// Bind-and-fire: a value read at once, then kept current by a listener.
 ///
 /// The listener is registered *held* before the first read, so no commit can fall between the read and
-/// the listener: commits up to the sequence that read reflects are dropped, the rest are delivered. Each
+/// the listener: commits that read reflects (its ``SnapshotPosition``) are dropped, the rest are delivered. Each
 /// commit either updates the value from its changes (``Step/deliver(_:)``), is not about it
 /// (``Step/skip``), or makes the value read again (``Step/refetch``); gaps, external changes and commits
 /// logged in pieces (``Commit/piece``) always read again.
@@ -27,31 +27,31 @@ package enum ValueBinding {
         deliver: @escaping @Sendable (Value, Int64) -> Void
     ) throws -> ListenerToken {
         let weakEngine = WeakReference(engine)
-        let reflected = LockedValue<Int64>(0)
+        let reflected = LockedValue(SnapshotPosition(sequence: 0))
         let listener = registry.makeListener(name, filter: filter, options: options, held: true, isStream: isStream) { event in
             guard let engine = weakEngine.object else { return false }
             var step = Step<Value>.refetch
             if case .commit(let commit) = event {
-                guard commit.sequence > reflected.value else { return true }
+                guard !reflected.value.includes(commit.sequence) else { return true }
                 // A commit in pieces is never applied piece by piece: its first piece here makes the value read
                 // again (the store already holds the whole commit), and the read's sequence skips the others.
                 step = commit.piece.count > 1 ? .refetch : try apply(commit)
-                if case .deliver = step { reflected.value = commit.sequence }
+                if case .deliver = step { reflected.value = reflected.value.advanced(to: commit.sequence) }
             }
             switch step {
             case .skip: break
-            case .deliver(let value): deliver(value, reflected.value)
+            case .deliver(let value): deliver(value, reflected.value.sequence)
             case .refetch:
-                let (value, sequence) = try engine.readSnapshot(fetch)
-                reflected.value = sequence
-                deliver(value, sequence)
+                let (value, position) = try engine.readSnapshot(fetch)
+                reflected.value = position
+                deliver(value, position.sequence)
             }
             return true
         }
         let token = registry.register(listener)
-        let (value, sequence) = try engine.readSnapshot(fetch)
-        reflected.value = sequence
-        listener.release(after: sequence) { deliver(value, sequence) }
+        let (value, position) = try engine.readSnapshot(fetch)
+        reflected.value = position
+        listener.release(after: position.sequence) { deliver(value, position.sequence) }
         return token
     }
 }

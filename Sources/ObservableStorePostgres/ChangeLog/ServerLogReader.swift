@@ -71,6 +71,33 @@ struct ServerLogReader: ChangeLogReading {
     static func head(on connection: ServerConnection) throws -> Int64 {
         try connection.query("SELECT seq FROM _store_head WHERE id = 1").scalar?.integer ?? 0
     }
+
+    /// In the caller's snapshot: the last sequence assigned, and the transaction ids of the commits the snapshot
+    /// holds that have no sequence number yet (committed, waiting for a stamper: they will be numbered after the
+    /// head). The list is empty on a store without migration 0002.
+    static func snapshotHead(on connection: ServerConnection, listingWaiting: Bool) throws -> (head: Int64, waiting: [String]) {
+        guard listingWaiting else { return (try head(on: connection), []) }
+        let row = try connection.query(
+            "SELECT seq, (SELECT string_agg(txid::text, ',') FROM _store_commits WHERE seq IS NULL AND ticket IS NOT NULL) "
+                + "FROM _store_head WHERE id = 1"
+        ).rows.first
+        let waiting = row?[1].text.map { $0.split(separator: ",").map(String.init) } ?? []
+        return (row?[0].integer ?? 0, waiting)
+    }
+
+    /// The sequence numbers of the committed transactions `transactionIDs`, ascending, numbering them first if they
+    /// are still waiting (after the stamper ahead, if any); outside a transaction.
+    static func sequences(of transactionIDs: [String], on connection: ServerConnection) throws -> [Int64] {
+        try connection.query(
+            "SELECT _store_sequences_of(string_to_array($1, ',')::xid8[])", [.text(transactionIDs.joined(separator: ","))]
+        ).rows.compactMap { $0.first?.integer }
+    }
+
+    /// Numbers the commits waiting for their sequence number when the stamp lock is free (migration 0002), then
+    /// returns the last sequence assigned; outside a transaction.
+    static func stampWaiting(on connection: ServerConnection) throws -> Int64 {
+        try connection.query("SELECT _store_stamp_waiting()").scalar?.integer ?? 0
+    }
 }
 
 extension DatabaseValue {

@@ -8,9 +8,13 @@ import StorePostgres
 /// hands them to the store's ``CommitPublisher``.
 ///
 /// One thread, one dedicated connection (never a pooled one: `LISTEN` belongs to a session) listening on
-/// `observable_store`. The thread reads the log after the last published sequence when a notification comes (the
-/// commit stamp's `pg_notify`), every poll interval in any case (a notification is only a doorbell), and after
-/// every reconnect. When the connection is lost (closed by the server, a failed read), it connects again after
+/// `observable_store`. The thread reads the log after the last published sequence when a notification comes (a
+/// stamper's `pg_notify`, one per numbered batch), every poll interval in any case (a notification is only a
+/// doorbell), and after every reconnect. Each read first numbers the commits that committed without being
+/// numbered, when the stamp lock is free (`_store_stamp_waiting()`, migration 0002): a foreign writer's commit that
+/// found the lock taken is numbered by the next stamper, and this poll is the stamper of last resort. While the
+/// head moves, and for ``quietPollsBeforeSlowing`` polls after, the feed polls every ``activePollInterval``, so
+/// such a commit waits milliseconds, not a whole poll interval. When the connection is lost (closed by the server, a failed read), it connects again after
 /// 100 ms, doubling up to 2 s, listens again and catches up: the publisher remembers its last sequence, so
 /// nothing is lost and nothing comes twice.
 ///
@@ -23,11 +27,16 @@ final class ServerChangeFeed: @unchecked Sendable {
     static let firstBackoff: Duration = .milliseconds(100)
     /// The longest wait before connecting again.
     static let longestBackoff: Duration = .seconds(2)
+    /// The poll interval while commits are coming in.
+    static let activePollInterval: Duration = .milliseconds(5)
+    /// How many polls that find the head where it was before the feed polls at its slower interval again.
+    static let quietPollsBeforeSlowing = 20
 
     private let url: PostgresURL
     private let publisher: CommitPublisher<ServerLogEntry>
     private let layouts: ServerTableLayouts
     private let pollInterval: Duration
+    private let stampsWaitingCommits: Bool
     private let logger: Logger
     private let condition = NSCondition()
     private var wakeRequested = false  // guarded by condition
@@ -38,12 +47,17 @@ final class ServerChangeFeed: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    /// A feed of `url`'s log into `publisher`; it does nothing before ``start()``.
-    init(url: PostgresURL, publisher: CommitPublisher<ServerLogEntry>, layouts: ServerTableLayouts, pollInterval: Duration, logger: Logger) {
+    /// A feed of `url`'s log into `publisher`; it does nothing before ``start()``. When `stampsWaitingCommits`, each
+    /// read first numbers waiting commits.
+    init(
+        url: PostgresURL, publisher: CommitPublisher<ServerLogEntry>, layouts: ServerTableLayouts, pollInterval: Duration,
+        stampsWaitingCommits: Bool, logger: Logger
+    ) {
         self.url = url
         self.publisher = publisher
         self.layouts = layouts
         self.pollInterval = pollInterval
+        self.stampsWaitingCommits = stampsWaitingCommits
         self.logger = logger
     }
 
@@ -97,6 +111,8 @@ final class ServerChangeFeed: @unchecked Sendable {
 
     private func run() {
         var backoff = ServerChangeFeed.firstBackoff
+        var lastHead: Int64?
+        var quietPolls = ServerChangeFeed.quietPollsBeforeSlowing
         while !isStopping {
             if connection?.isClosed ?? true {
                 let lost = condition.withLock { () -> ServerConnection? in
@@ -122,8 +138,12 @@ final class ServerChangeFeed: @unchecked Sendable {
                     continue
                 }
             }
-            if let connection { read(on: connection) }
-            sleep(for: pollInterval)
+            if let connection, let head = read(on: connection) {
+                quietPolls = head == lastHead ? quietPolls + 1 : 0
+                lastHead = head
+            }
+            let active = stampsWaitingCommits && quietPolls < ServerChangeFeed.quietPollsBeforeSlowing
+            sleep(for: active ? min(pollInterval, ServerChangeFeed.activePollInterval) : pollInterval)
         }
         condition.withLock { connection }?.close()
     }
@@ -147,14 +167,17 @@ final class ServerChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// Publishes what the log holds after the last published sequence. A read that fails leaves the publisher where
-    /// it was: the next read (after a reconnect, if the connection is gone) starts from there.
-    private func read(on connection: ServerConnection) {
+    /// Numbers waiting commits (when it may), then publishes what the log holds after the last published sequence;
+    /// returns the head it read. A read that fails leaves the publisher where it was: the next read (after a
+    /// reconnect, if the connection is gone) starts from there.
+    private func read(on connection: ServerConnection) -> Int64? {
         do {
-            let head = try ServerLogReader.head(on: connection)
+            let head = try stampsWaitingCommits ? ServerLogReader.stampWaiting(on: connection) : ServerLogReader.head(on: connection)
             publisher.publishFromLog(ServerLogReader(connection: connection, layouts: layouts), newest: head)
+            return head
         } catch {
             logger.warning("change feed cannot read the log", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

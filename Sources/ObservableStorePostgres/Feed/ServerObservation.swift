@@ -23,8 +23,12 @@ final class ServerObservation: Sendable {
     private let commitsSincePruning = Atomic<Int>(0)
 
     /// Starts observing `url`'s log for `registry`'s listeners: publication starts after the last sequence now
-    /// assigned (history is not replayed), read on `connection`.
-    init(url: PostgresURL, registry: ListenerRegistry, configuration: PostgresStoreConfiguration, on connection: ServerConnection) throws {
+    /// assigned (history is not replayed), read on `connection`. When `stampsWaitingCommits`, the feed's polls also
+    /// number commits that committed without being numbered (migration 0002).
+    init(
+        url: PostgresURL, registry: ListenerRegistry, configuration: PostgresStoreConfiguration, stampsWaitingCommits: Bool,
+        on connection: ServerConnection
+    ) throws {
         self.url = url
         self.logger = configuration.logger
         publisher = CommitPublisher<ServerLogEntry>(registry: registry, logger: configuration.logger)
@@ -32,7 +36,7 @@ final class ServerObservation: Sendable {
         if configuration.tracksChanges {
             feed = ServerChangeFeed(
                 url: url, publisher: publisher, layouts: layouts, pollInterval: configuration.changeFeedPollInterval,
-                logger: configuration.logger)
+                stampsWaitingCommits: stampsWaitingCommits, logger: configuration.logger)
         } else {
             feed = nil
         }

@@ -144,6 +144,9 @@ struct PostgresMigrator {
             }
             try apply(migration, of: set, logged: logged)
             try connection.execute("COMMIT")
+            // The commit stamp (0002) noted the logged commit for `_store_settle()` in this session: the connection
+            // goes back to the pool, where a write must not take it for its own.
+            try connection.execute("SELECT set_config('observable_store.committed', '', false)")
             configuration.logger.info("applied migration", metadata: ["set": "\(set.name)", "migration": "\(migration.id)"])
             return true
         } catch {

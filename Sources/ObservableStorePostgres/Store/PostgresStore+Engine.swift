@@ -5,9 +5,19 @@ import StorePostgres
 // The PostgreSQL engine's side of the core's engine protocol: snapshots in REPEATABLE READ on pooled connections,
 // the change log (`_store_commits`, `_store_changes`), and durable cursors (`_store_listeners`).
 extension PostgresStore: StoreEngine {
-    package func readSnapshot<T>(_ body: (PostgresTransaction) throws -> T) throws -> (value: T, sequence: Int64) {
-        // REPEATABLE READ: what `body` reads and the head read after it are one snapshot.
-        try read { transaction in (try body(transaction), try transaction.lastSequence()) }
+    /// Runs `body` in one REPEATABLE READ snapshot and says which commits it holds: every commit up to the head it
+    /// read, and the commits it holds that were not numbered yet when it was taken (committed, waiting for a
+    /// stamper), numbered here before this returns (docs/POSTGRES.md, "What a snapshot holds").
+    package func readSnapshot<T>(_ body: (PostgresTransaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
+        let (value, head, waiting) = try read { transaction in
+            let value = try body(transaction)
+            let (head, waiting) = try ServerLogReader.snapshotHead(
+                on: transaction.connection, listingWaiting: numbersCommitsAfterCommit)
+            return (value, head, waiting)
+        }
+        guard !waiting.isEmpty else { return (value, SnapshotPosition(sequence: head)) }
+        let later = try pool.withConnection { connection in try ServerLogReader.sequences(of: waiting, on: connection) }
+        return (value, SnapshotPosition(sequence: head, laterCommits: later))
     }
 
     package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [ServerLogEntry], last: Int64) {

@@ -13,8 +13,9 @@ extension PostgresStore {
     /// Runs `body` in one write transaction (READ COMMITTED) on a pooled connection and commits; if `body` throws,
     /// everything it did is rolled back and the error is rethrown.
     ///
-    /// At COMMIT the commit gets the next store-wide sequence number (in commit order, across every host), and its row
-    /// changes reach the listeners of every store on the database. `origin` tags the commit (`SET LOCAL
+    /// Once committed, the commit gets the next store-wide sequence number (in commit order, across every host), and
+    /// its row changes reach the listeners of every store on the database. Commits of other writers never wait for
+    /// it, nor it for them, beyond PostgreSQL's row locks (docs/POSTGRES.md, "Change capture and the sequence"). `origin` tags the commit (`SET LOCAL
     /// observable_store.origin`), so listeners can filter on it.
     ///
     /// Writes run concurrently, each on its own connection (at most
@@ -51,13 +52,13 @@ extension PostgresStore {
                     try connection.query("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
                 }
                 let value = try body(transaction)
-                return (value, try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar)
-            } afterCommit: { written in
-                guard case .text(let transactionID)? = written.1 else { return CommittedWrite(value: written.0, sequence: nil) }
+                // On the 0001 scheme the commit row is found by transaction id after COMMIT.
+                let transactionID = numbersCommitsAfterCommit
+                    ? nil : try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
+                return (value, transactionID)
+            } afterCommit: { value, transactionID in
                 // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
-                let sequence = try? connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
-                guard case .integer(let number)? = sequence else { return CommittedWrite(value: written.0, sequence: nil) }
-                return CommittedWrite(value: written.0, sequence: number)
+                CommittedWrite(value: value, sequence: try? committedSequence(on: connection, transactionID: transactionID))
             }
         }
         if let sequence = written.sequence { didCommit(sequence: sequence) }
@@ -86,6 +87,23 @@ extension PostgresStore {
     /// The last commit sequence assigned in this store (0 before the first commit).
     public func lastSequence() throws -> Int64 {
         try read { try $0.lastSequence() }
+    }
+
+    /// The sequence number of the commit the transaction just committed on `connection`, nil when it logged no
+    /// change. Numbering after COMMIT (migration 0002), one statement: `_store_settle()` answers at once when the
+    /// commit was numbered at COMMIT (the stamp lock was free), or numbers it after the stamper ahead of it. On a
+    /// store still at 0001, the commit row of `transactionID` (read before COMMIT) was stamped at COMMIT.
+    private func committedSequence(on connection: ServerConnection, transactionID: DatabaseValue?) throws -> Int64? {
+        let sequence: DatabaseValue?
+        if numbersCommitsAfterCommit {
+            sequence = try connection.query("SELECT _store_settle()").scalar
+        } else if case .text(let transactionID)? = transactionID {
+            sequence = try connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
+        } else {
+            sequence = nil
+        }
+        guard case .integer(let number)? = sequence else { return nil }
+        return number
     }
 
     /// `begin`, `body` with a transaction, COMMIT, then `afterCommit` with what `body` returned; ROLLBACK when

@@ -33,6 +33,9 @@ public final class PostgresStore: Sendable {
     let tableColumns = TableColumnsCache()
     /// The publisher, the change feed and what they read the log with (PostgresStore+Publishing.swift).
     let observation: ServerObservation
+    /// Whether the database numbers commits after they commit (migration 0002: tickets and stampers), rather than
+    /// stamping each under the head row's lock at COMMIT (0001 alone).
+    let numbersCommitsAfterCommit: Bool
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and applies the store's
     /// migrations (``PostgresStoreConfiguration/migrationPolicy``; docs/POSTGRES.md, "Migrations").
@@ -56,13 +59,17 @@ public final class PostgresStore: Sendable {
         self.registry = registry
         do {
             let pool = self.pool
-            self.observation = try pool.withConnection { connection in
+            (self.observation, self.numbersCommitsAfterCommit) = try pool.withConnection { connection in
                 try PostgresMigrator(connection: connection, configuration: configuration).open()
                 // Without migrating (policy .none), a database may hold no store at all: say so, as SQLite's Store does.
                 guard try connection.query("SELECT to_regclass('_store_head') IS NOT NULL").scalar == .integer(1) else {
                     throw StoreError(.notAStore, "\(serverURL) has no store schema (no _store_head); open it with migrationPolicy .migrate")
                 }
-                return try ServerObservation(url: serverURL, registry: registry, configuration: configuration, on: connection)
+                let numbersAfterCommit = try connection.query("SELECT to_regproc('_store_settle') IS NOT NULL").scalar == .integer(1)
+                let observation = try ServerObservation(
+                    url: serverURL, registry: registry, configuration: configuration, stampsWaitingCommits: numbersAfterCommit,
+                    on: connection)
+                return (observation, numbersAfterCommit)
             }
             tableColumns.removeAll()
         } catch {
