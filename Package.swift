@@ -19,6 +19,8 @@ let postgresNIO: [Target.Dependency] = [
     .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
     .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
     .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+    // TLS to the server (sslmode=require, verify-full); postgres-nio builds it anyway.
+    .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["PostgreSQL"])),
 ]
 
 let package = Package(
@@ -45,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         // `swift package generate-documentation` (README, Development). No target uses it, so SwiftPM does not
         // resolve it for a package that depends on this one (Tests/ClientPackage/check fails if it does).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),

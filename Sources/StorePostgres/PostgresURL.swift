@@ -5,8 +5,24 @@ import ObservableStoreCore
 /// Where a PostgreSQL store lives: `postgres://user:password@host:port/database` (or `postgresql://`).
 ///
 /// The user defaults to `postgres`, the host to `127.0.0.1`, the port to 5432, the database to the user's name.
-/// Query options: `sslmode=disable` (the default; TLS is not offered) and `connect_timeout=SECONDS`.
+/// Query options: `sslmode` (``TLSMode``; `disable` by default), `sslrootcert=PATH` (the certificate authorities
+/// to trust, PEM, instead of the system's), `connect_timeout=SECONDS`, `application_name` (ignored).
 package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
+    /// Whether and how the connection is encrypted: libpq's `sslmode` values.
+    package enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// No TLS (`disable`, and `allow`, which libpq tries without TLS first).
+        case disable
+        /// TLS when the server offers it, plain otherwise; the certificate is not checked.
+        case prefer
+        /// TLS or no connection; the certificate is checked against the trusted authorities only when
+        /// `sslrootcert` names them (as libpq does).
+        case require
+        /// TLS, and a certificate signed by a trusted authority; the host name is not checked.
+        case verifyCA = "verify-ca"
+        /// TLS, a certificate signed by a trusted authority, for the host the URL names.
+        case verifyFull = "verify-full"
+    }
+
     package var user: String
     package var password: String?
     package var host: String
@@ -14,6 +30,10 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package var database: String
     /// How long connecting may take before it fails, in seconds.
     package var connectTimeoutSeconds: Int
+    /// Whether and how the connection is encrypted (`sslmode`).
+    package var tlsMode: TLSMode
+    /// The PEM file of the certificate authorities to trust (`sslrootcert`); nil: the system's trust store.
+    package var rootCertificatePath: String?
 
     /// Whether `text` looks like a PostgreSQL URL (its scheme), so callers can choose the engine.
     package static func isPostgresURL(_ text: String) -> Bool {
@@ -41,12 +61,26 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         }
         database = path.isEmpty ? user : path
         connectTimeoutSeconds = 10
+        tlsMode = .disable
+        rootCertificatePath = nil
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
-                guard item.value == "disable" || item.value == "prefer" || item.value == "allow" else {
-                    throw StoreError(.invalidInput, "sslmode=\(item.value ?? "") is not supported (TLS is not offered; use sslmode=disable)")
+                let value = item.value ?? ""
+                guard let mode = value == "allow" ? .disable : TLSMode(rawValue: value) else {
+                    throw StoreError(
+                        .invalidInput,
+                        "bad sslmode \"\(value)\" (disable, allow, prefer, require, verify-ca or verify-full)")
                 }
+                tlsMode = mode
+            case "sslrootcert":
+                guard let path = item.value, !path.isEmpty else {
+                    throw StoreError(.invalidInput, "sslrootcert needs the path of a PEM file of certificate authorities")
+                }
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw StoreError(.invalidInput, "sslrootcert \(path) is not a readable file")
+                }
+                rootCertificatePath = path
             case "connect_timeout":
                 guard let seconds = item.value.flatMap(Int.init), seconds > 0 else {
                     throw StoreError(.invalidInput, "bad connect_timeout \"\(item.value ?? "")\" (a whole number of seconds)")
@@ -62,7 +96,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL with the password hidden: what errors and logs show.
     package var description: String {
         let credentials = password == nil ? user : "\(user):***"
-        return "postgres://\(credentials)@\(host):\(port)/\(database)"
+        let mode = tlsMode == .disable ? "" : "?sslmode=\(tlsMode.rawValue)"
+        return "postgres://\(credentials)@\(host):\(port)/\(database)\(mode)"
     }
 
     /// The same server, another database (tests, `CREATE DATABASE`).

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import ObservableStoreCore
 import PostgresNIO
 import Synchronization
@@ -17,6 +18,10 @@ package final class ServerConnection: @unchecked Sendable {
     let logger: Logger
     /// The id postgres-nio logs a connection with.
     private static let nextID = Atomic<Int>(0)
+
+    /// What the session's `observable_store.origin` holds, as far as committed writes set it ("" for none): a write
+    /// sets it only when its origin differs. Used by the one thread that holds the connection.
+    package var sessionOrigin = ""
 
     /// Whether the connection closed, and the statement waiting for its answer (one at a time), woken by the close.
     private let closeWatch = Mutex<(isClosed: Bool, waiter: DispatchSemaphore?)>((false, nil))
@@ -41,19 +46,54 @@ package final class ServerConnection: @unchecked Sendable {
     package static func connect(_ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")) throws
         -> ServerConnection
     {
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-            tls: .disable)
-        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
         let id = nextID.add(1, ordering: .relaxed).newValue
         do {
+            var configuration = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                tls: try tls(for: url))
+            configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
             ).wait()
             return ServerConnection(url: url, connection: connection, logger: logger)
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw ServerError.connecting(to: url, error)
         }
+    }
+
+    /// The TLS contexts made so far, by mode and trusted authorities (loading the system's trust store takes
+    /// milliseconds: once per process).
+    private static let tlsContexts = Mutex<[String: NIOSSLContext]>([:])
+
+    /// What `url`'s `sslmode` and `sslrootcert` ask of postgres-nio.
+    private static func tls(for url: PostgresURL) throws -> PostgresConnection.Configuration.TLS {
+        let verification: CertificateVerification
+        switch url.tlsMode {
+        case .disable: return .disable
+        case .prefer: verification = .none
+        case .require: verification = url.rootCertificatePath == nil ? .none : .noHostnameVerification
+        case .verifyCA: verification = .noHostnameVerification
+        case .verifyFull: verification = .fullVerification
+        }
+        let key = "\(verification) \(url.rootCertificatePath ?? "system")"
+        let context = try tlsContexts.withLock { contexts in
+            if let context = contexts[key] { return context }
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = verification
+            if let path = url.rootCertificatePath { configuration.trustRoots = .file(path) }
+            let context: NIOSSLContext
+            do {
+                context = try NIOSSLContext(configuration: configuration)
+            } catch {
+                let roots = url.rootCertificatePath.map { "sslrootcert \($0)" } ?? "the system's trust store"
+                throw StoreError(.invalidInput, "cannot use \(roots) for TLS: \(error)")
+            }
+            contexts[key] = context
+            return context
+        }
+        return url.tlsMode == .prefer ? .prefer(context) : .require(context)
     }
 
     /// Whether the connection is closed (by ``close()``, the server, or the network).

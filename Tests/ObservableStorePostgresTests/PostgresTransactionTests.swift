@@ -86,6 +86,36 @@ struct PostgresTransactionTests {
         }
     }
 
+    @Test func theOriginOfOneConnectionsWritesFollowsEachWriteAlsoAfterARollback() throws {
+        var configuration = PostgresStoreConfiguration()
+        configuration.maximumConnectionCount = 1  // every write on the same connection
+        try TestServer.withStore(configuration) { store, url in
+            func insert(_ name: String, origin: String?) throws {
+                try store.write(origin: origin) { tx in try tx.insert(NodeVO(name: name, x: 0, y: 0)) }
+            }
+            func rollBack(origin: String?) {
+                #expect(throws: Failure.self) {
+                    try store.write(origin: origin) { tx in
+                        try tx.insert(NodeVO(name: "gone", x: 0, y: 0))
+                        throw Failure()
+                    }
+                }
+            }
+            try insert("a", origin: "canvas")
+            try insert("b", origin: nil)
+            rollBack(origin: "canvas")  // the connection's origin goes back to none
+            try insert("c", origin: "canvas")
+            try insert("d", origin: "canvas")
+            rollBack(origin: nil)  // and back to canvas
+            try insert("e", origin: nil)
+            try withAdmin(url) { admin throws in
+                try admin.execute("INSERT INTO nodes (name, x, y) VALUES ('psql', 0, 0)")
+                let origins = try admin.query("SELECT origin FROM _store_commits ORDER BY seq").rows.map { $0[0] }
+                #expect(origins == [.text("canvas"), .null, .text("canvas"), .text("canvas"), .null, .null])
+            }
+        }
+    }
+
     @Test func misuseIsRefused() throws {
         try TestServer.withStore { store, _ in
             let nested = #expect(throws: StoreError.self) {

@@ -100,7 +100,8 @@ struct ServerConnectionTests {
     }
 
     @Test(arguments: [
-        "http://host/db", "postgres://host:99999/db", "postgres://host/db?sslmode=require", "postgres://host/db?bogus=1",
+        "http://host/db", "postgres://host:99999/db", "postgres://host/db?sslmode=bogus", "postgres://host/db?bogus=1",
+        "postgres://host/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.crt",
         "postgres://host/a/b", "postgres://host:x/db",
     ])
     func badURLsAreRefusedByName(_ text: String) {
@@ -117,8 +118,13 @@ struct ServerConnectionTests {
         #expect(url.database == "app")
         #expect(url.connectTimeoutSeconds == 3)
         #expect(url.description == "postgres://ada:***@db.example:6543/app")
+        #expect(url.tlsMode == .disable && url.rootCertificatePath == nil)
         let bare = try PostgresURL("postgres://")
         #expect(bare.description == "postgres://postgres@127.0.0.1:5432/postgres")
+        let verified = try PostgresURL("postgres://db.example/app?sslmode=verify-full")
+        #expect(verified.tlsMode == .verifyFull)
+        #expect(verified.description == "postgres://postgres@db.example:5432/app?sslmode=verify-full")
+        #expect(try PostgresURL("postgres://db.example/app?sslmode=allow").tlsMode == .disable, "allow tries without TLS first")
     }
 
     @Test func notificationsArriveAfterCommitAndALostConnectionIsReported() throws {

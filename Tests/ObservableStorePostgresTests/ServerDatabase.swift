@@ -15,6 +15,18 @@ enum TestServer {
     /// Why they are skipped otherwise.
     static let skipReason: Comment = "OBSERVABLE_STORE_POSTGRES_URL is not set (see docs/POSTGRES.md, \"Running the tests\")"
 
+    /// The certificate authority of the test server's TLS certificate (`SHOW ssl_ca_file`), or nil when the server
+    /// does not offer TLS (Tools/postgres-cluster starts one that does, when openssl is installed).
+    static let tlsAuthority: String? = {
+        guard let url, let connection = try? ServerConnection.connect(url) else { return nil }
+        defer { connection.close() }
+        guard (try? connection.query("SHOW ssl").scalar) == .text("on"),
+            case .text(let path)? = try? connection.query("SHOW ssl_ca_file").scalar, !path.isEmpty,
+            FileManager.default.isReadableFile(atPath: path)
+        else { return nil }
+        return path
+    }()
+
     /// Runs `body` with the URL of a new, empty database, dropped afterwards.
     static func withDatabase<T>(_ body: (PostgresURL) throws -> T) throws -> T {
         guard let url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }

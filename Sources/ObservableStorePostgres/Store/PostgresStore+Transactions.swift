@@ -47,9 +47,13 @@ extension PostgresStore {
         thread[marker] = true
         defer { thread.removeObject(forKey: marker) }
         let written = try pool.withConnection { connection in
-            try runTransaction(on: connection, begin: "BEGIN", kind: .write) { transaction in
-                if let origin {
-                    try connection.query("SELECT set_config('observable_store.origin', $1, true)", [.text(origin)])
+            // The origin is a session setting, sent only when it differs from the one this connection's last commit
+            // left (a rolled-back transaction's change is undone with it): most writes need no statement for it.
+            let sessionOrigin = origin ?? ""
+            let setsOrigin = connection.sessionOrigin != sessionOrigin
+            return try runTransaction(on: connection, begin: "BEGIN", kind: .write) { transaction in
+                if setsOrigin {
+                    try connection.query("SELECT set_config('observable_store.origin', $1, false)", [.text(sessionOrigin)])
                 }
                 let value = try body(transaction)
                 // On the 0001 scheme the commit row is found by transaction id after COMMIT.
@@ -57,8 +61,9 @@ extension PostgresStore {
                     ? nil : try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
                 return (value, transactionID)
             } afterCommit: { value, transactionID in
+                connection.sessionOrigin = sessionOrigin
                 // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
-                CommittedWrite(value: value, sequence: try? committedSequence(on: connection, transactionID: transactionID))
+                return CommittedWrite(value: value, sequence: try? committedSequence(on: connection, transactionID: transactionID))
             }
         }
         if let sequence = written.sequence { didCommit(sequence: sequence) }
