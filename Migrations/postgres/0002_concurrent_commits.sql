@@ -11,14 +11,15 @@ ALTER TABLE _store_commits ADD COLUMN ticket bigint;
 -- The commits waiting for their sequence number (committed ones have a ticket; open ones none yet).
 CREATE INDEX _store_commits_unstamped ON _store_commits (ticket) WHERE seq IS NULL;
 
--- Numbers every committed, unstamped commit after the head, in ticket order, moves the head and rings the doorbell
--- once; returns how many it numbered. The caller holds the stamp lock (_store_stamp_lock()), so stampers run one at a
--- time and their numbers become visible as a prefix (the lock is released only once the stamper's commit is visible).
--- It never numbers a commit that has not committed: an open transaction's row is invisible here. A commit that takes
--- a lower ticket but commits after a stamper ran is numbered by a later stamper, after the ones numbered now: no
--- dependency can run against that order (a commit that waited for another's lock or read its rows took its ticket
--- after that one had committed).
-CREATE FUNCTION _store_number_commits() RETURNS bigint LANGUAGE plpgsql AS $$
+-- Numbers every committed, unstamped commit after the head, in ticket order, then `own` (the committing transaction's
+-- row, when it stamps at its own COMMIT: no ticket yet) after them, taking its ticket and its summary in the same
+-- update; moves the head and rings the doorbell once; returns how many it numbered. The caller holds the stamp lock
+-- (_store_stamp_lock()), so stampers run one at a time and their numbers become visible as a prefix (the lock is
+-- released only once the stamper's commit is visible). It never numbers a commit that has not committed: an open
+-- transaction's row is invisible here. A commit that takes a lower ticket but commits after a stamper ran is
+-- numbered by a later stamper, after the ones numbered now: no dependency can run against that order (a commit that
+-- waited for another's lock or read its rows took its ticket after that one had committed).
+CREATE FUNCTION _store_number_commits(own xid8 DEFAULT NULL) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   head bigint;
   numbered bigint;
@@ -29,6 +30,10 @@ BEGIN
       FROM _store_commits WHERE seq IS NULL AND ticket IS NOT NULL)
   UPDATE _store_commits c SET seq = head + w.n FROM waiting w WHERE c.txid = w.txid;
   GET DIAGNOSTICS numbered = ROW_COUNT;
+  IF own IS NOT NULL THEN
+    numbered := numbered + 1;
+    PERFORM _store_summarize(own, head + numbered);
+  END IF;
   IF numbered > 0 THEN
     UPDATE _store_head SET seq = head + numbered WHERE id = 1;
     PERFORM pg_notify('observable_store', (head + numbered)::text);
@@ -37,35 +42,50 @@ BEGIN
 END;
 $$;
 
--- The stamp lock, for the rest of the current transaction: taken at once when free (wait = false returns false
--- otherwise), or waited for.
-CREATE FUNCTION _store_stamp_lock(wait boolean) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  IF wait THEN
-    PERFORM pg_advisory_xact_lock(6004511418195660112);  -- 'STORSTMP'
-    RETURN true;
-  END IF;
-  RETURN pg_try_advisory_xact_lock(6004511418195660112);
-END;
-$$;
-
--- At COMMIT (the deferred constraint trigger of 0001, once per writing transaction): the commit's summary and its
--- ticket; the transaction id for _store_settle() in this session; and, when the stamp lock is free and the
--- transaction is READ COMMITTED, the stamp itself (one flush for a lone writer). A REPEATABLE READ or SERIALIZABLE
--- writer never stamps here: its snapshot would not see the last stamper's head.
-CREATE OR REPLACE FUNCTION _store_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+-- At COMMIT: commit row `own` takes its ticket and its summary (committed_at, change_count, tables), and sequence
+-- number `seq` when its own COMMIT stamps it (NULL: a stamper numbers it later).
+CREATE FUNCTION _store_summarize(own xid8, number bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE _store_commits c
      SET ticket = nextval('_store_ticket'),
+         seq = number,
          committed_at = date_trunc('milliseconds', clock_timestamp()),
          change_count = s.n,
          tables = s.tables
     FROM (SELECT count(*)::int AS n, coalesce(string_agg(DISTINCT tbl, ',' ORDER BY tbl), '') AS tables
-            FROM _store_changes WHERE txid = NEW.txid) s
-   WHERE c.txid = NEW.txid;
+            FROM _store_changes WHERE txid = own) s
+   WHERE c.txid = own;
+END;
+$$;
+
+-- The stamp lock, for the rest of the current transaction, when it is free: true when taken. A committing writer only
+-- ever tries it.
+CREATE FUNCTION _store_stamp_lock() RETURNS boolean LANGUAGE sql AS $$
+  SELECT pg_try_advisory_xact_lock(6004511418195660112);  -- 'STORSTMP'
+$$;
+
+-- Waits until the session holding the stamp lock has ended its transaction (its numbers are then visible), without
+-- taking the lock: a shared request waits only for the holder, and is given back at once. Every session waiting for
+-- the same stamper wakes at once.
+CREATE FUNCTION _store_await_stamper() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_lock_shared(6004511418195660112);
+  PERFORM pg_advisory_unlock_shared(6004511418195660112);
+END;
+$$;
+
+-- At COMMIT (the deferred constraint trigger of 0001, once per writing transaction): the transaction id for
+-- _store_settle() in this session; the commit's ticket and summary; and, when the stamp lock is free and the
+-- transaction is READ COMMITTED, its number too, in the same update, after every commit waiting before it (one
+-- flush for a lone writer, and no more row versions than the first scheme). A REPEATABLE READ or SERIALIZABLE
+-- writer never stamps here: its snapshot would not see the last stamper's head.
+CREATE OR REPLACE FUNCTION _store_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
   PERFORM set_config('observable_store.committed', NEW.txid::text, false);
-  IF current_setting('transaction_isolation') = 'read committed' AND _store_stamp_lock(false) THEN
-    PERFORM _store_number_commits();
+  IF current_setting('transaction_isolation') = 'read committed' AND _store_stamp_lock() THEN
+    PERFORM _store_number_commits(NEW.txid);
+  ELSE
+    PERFORM _store_summarize(NEW.txid, NULL);
   END IF;
   RETURN NULL;
 END;
@@ -90,18 +110,27 @@ $$;
 -- given) as this session now sees it.
 CREATE FUNCTION _store_stamp_waiting() RETURNS bigint LANGUAGE plpgsql AS $$
 BEGIN
-  IF _store_stamp_lock(false) THEN PERFORM _store_number_commits(); END IF;
+  IF _store_stamp_lock() THEN PERFORM _store_number_commits(); END IF;
   RETURN (SELECT seq FROM _store_head WHERE id = 1);
 END;
 $$;
 
--- The sequence numbers of the committed transactions `txids`, numbering them first if they are still waiting (then
--- it waits for the stamp lock: at most the current stamper's commit). A transaction no longer logged is left out.
+-- The sequence numbers of the committed transactions `txids`, numbering them first if they are still waiting. When
+-- the stamp lock is free, this session numbers every waiting commit. When it is taken, the session waits for that
+-- stamper to end and looks again: most find their commits in its batch. Those still waiting queue for the lock, and
+-- look again once they hold it (the first of them numbered the others'), so only one of them writes.
 CREATE FUNCTION _store_sequences_of(txids xid8[]) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM _store_commits WHERE txid = ANY(txids) AND seq IS NULL) THEN
-    PERFORM _store_stamp_lock(true);
-    PERFORM _store_number_commits();
+    IF NOT _store_stamp_lock() THEN
+      PERFORM _store_await_stamper();
+      IF EXISTS (SELECT 1 FROM _store_commits WHERE txid = ANY(txids) AND seq IS NULL) THEN
+        PERFORM pg_advisory_xact_lock(6004511418195660112);
+      END IF;
+    END IF;
+    IF EXISTS (SELECT 1 FROM _store_commits WHERE txid = ANY(txids) AND seq IS NULL) THEN
+      PERFORM _store_number_commits();
+    END IF;
   END IF;
   RETURN QUERY SELECT seq FROM _store_commits WHERE txid = ANY(txids) AND seq IS NOT NULL ORDER BY seq;
 END;

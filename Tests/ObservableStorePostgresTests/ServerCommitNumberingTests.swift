@@ -126,7 +126,7 @@ struct ServerCommitNumberingTests {
             let stamper = try RunningProcess(
                 executable: URL(fileURLWithPath: try PostgresTestServer.psqlPath()),
                 ["-X", "-q", "-d", server.url.text + "?application_name=killed_stamper", "-c", "SET client_connection_check_interval = '100ms'",
-                 "-c", "BEGIN", "-c", "SELECT _store_stamp_lock(true)",
+                 "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(\(Self.stampLockKey))",
                  "-c", "SELECT pg_sleep(2)", "-c", "SELECT _store_number_commits()", "-c", "SELECT pg_sleep(60)"])
             defer { if stamper.isRunning { stamper.kill() } }
             try waitUntil("the stamper to hold the lock") {

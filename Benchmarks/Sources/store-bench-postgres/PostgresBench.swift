@@ -16,11 +16,14 @@ struct PostgresBench {
     let server: BenchServer
     let repetitions: Int
     let only: [String]
+    /// The engine's migration the store is opened at (nil: all of them).
+    let scheme: Int?
 
     init(arguments: [String]) throws {
         var url = ProcessInfo.processInfo.environment["OBSERVABLE_STORE_POSTGRES_URL"]
         var repetitions = 5
         var only = Self.cases
+        var scheme: Int?
         var index = 0
         while index < arguments.count {
             let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -28,6 +31,9 @@ struct PostgresBench {
             case "--url": url = value
             case "--repeat": repetitions = Int(value) ?? 0
             case "--only": only = value.split(separator: ",").map(String.init)
+            case "--scheme":
+                guard let version = Int(value), version > 0 else { throw BenchFailure("--scheme needs a migration version") }
+                scheme = version
             default: throw BenchFailure("unknown argument \(arguments[index]); see the comment at the top of main.swift")
             }
             index += 2
@@ -40,6 +46,7 @@ struct PostgresBench {
         self.server = try BenchServer(url: url)
         self.repetitions = repetitions
         self.only = only
+        self.scheme = scheme
     }
 
     func run() throws {
@@ -69,7 +76,8 @@ struct PostgresBench {
             let perWriter = Self.totalCommits / writers
             let storeSeconds = try runBlocking {
                 try await server.withDatabase { database in
-                    try StorePostgresCases.commits(server, database: database, writers: writers, commits: perWriter)
+                    try StorePostgresCases.commits(
+                        server, database: database, writers: writers, commits: perWriter, scheme: scheme)
                 }
             }
             let rawSeconds = try runBlocking {

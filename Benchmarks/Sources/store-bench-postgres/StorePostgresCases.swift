@@ -5,16 +5,18 @@ import PostgresNIO
 
 /// The same workloads on PostgresStore (sync API, its pool, capture on `nodes`).
 enum StorePostgresCases {
-    /// Opens a store on `database` (migrating it: `nodes` with capture).
-    static func open(_ server: BenchServer, _ database: String, connections: Int = 8) throws -> PostgresStore {
+    /// Opens a store on `database` (migrating it: `nodes` with capture), up to migration `scheme` of the engine's set
+    /// when given (`1`: the first scheme, stamped under the head row's lock at COMMIT).
+    static func open(_ server: BenchServer, _ database: String, connections: Int = 8, scheme: Int? = nil) throws -> PostgresStore {
         var configuration = PostgresStoreConfiguration()
         configuration.maximumConnectionCount = connections
+        if let scheme { configuration.migrationPolicy = .migrateUpTo(version: scheme, set: MigrationSet.storeSetName) }
         return try PostgresStore(url: server.url(of: database), configuration: configuration)
     }
 
     /// `writers` threads, each `commits` writes of one inserted node; returns the seconds for all of them.
-    static func commits(_ server: BenchServer, database: String, writers: Int, commits: Int) throws -> Double {
-        let store = try open(server, database, connections: writers)
+    static func commits(_ server: BenchServer, database: String, writers: Int, commits: Int, scheme: Int?) throws -> Double {
+        let store = try open(server, database, connections: writers, scheme: scheme)
         defer { store.close() }
         let failures = FailureBox()
         let done = DispatchGroup()

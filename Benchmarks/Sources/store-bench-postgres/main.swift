@@ -2,6 +2,7 @@
 // then medians and ratios (issue 20's benchmarks; results in Benchmarks/RESULTS.md).
 //
 //   swift run -c release --package-path Benchmarks store-bench-postgres [--url URL] [--repeat N] [--only CASE,...]
+//       [--scheme VERSION]   (the store opened at that migration of the engine's set: 1 = the first commit scheme)
 //
 // URL: postgres://user@host:port/database (default $OBSERVABLE_STORE_POSTGRES_URL); each case creates and drops
 // its own database on that server. Cases: commits_1, commits_4, commits_8, commits_16, latency (one foreign writer),
