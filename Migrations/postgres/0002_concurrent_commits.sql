@@ -65,12 +65,17 @@ CREATE FUNCTION _store_stamp_lock() RETURNS boolean LANGUAGE sql AS $$
 $$;
 
 -- Waits until the session holding the stamp lock has ended its transaction (its numbers are then visible), without
--- taking the lock: a shared request waits only for the holder, and is given back at once. Every session waiting for
+-- keeping the lock: a shared request waits only for the holder, and the subtransaction it is taken in is rolled back
+-- at once, which gives it back (also when the wait is cancelled: nothing can stay held). Every session waiting for
 -- the same stamper wakes at once.
 CREATE FUNCTION _store_await_stamper() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_advisory_lock_shared(6004511418195660112);
-  PERFORM pg_advisory_unlock_shared(6004511418195660112);
+  BEGIN
+    PERFORM pg_advisory_xact_lock_shared(6004511418195660112);
+    RAISE EXCEPTION USING ERRCODE = 'OSAWT', MESSAGE = 'the stamper ended';
+  EXCEPTION WHEN SQLSTATE 'OSAWT' THEN
+    NULL;
+  END;
 END;
 $$;
 

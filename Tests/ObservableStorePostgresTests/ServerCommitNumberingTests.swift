@@ -125,8 +125,8 @@ struct ServerCommitNumberingTests {
             // A psql process numbers a batch inside an open transaction, then is killed with SIGKILL before COMMIT.
             let stamper = try RunningProcess(
                 executable: URL(fileURLWithPath: try PostgresTestServer.psqlPath()),
-                ["-X", "-q", "-d", server.url.text + "?application_name=killed_stamper", "-c", "SET client_connection_check_interval = '100ms'",
-                 "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(\(Self.stampLockKey))",
+                ["-X", "-q", "-d", server.url.text + "?application_name=killed_stamper",
+                 "-c", "SET client_connection_check_interval = '100ms'", "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(\(Self.stampLockKey))",
                  "-c", "SELECT pg_sleep(2)", "-c", "SELECT _store_number_commits()", "-c", "SELECT pg_sleep(60)"])
             defer { if stamper.isRunning { stamper.kill() } }
             try waitUntil("the stamper to hold the lock") {
@@ -403,7 +403,9 @@ struct ServerCommitNumberingTests {
     /// Every commit numbered, 1…`commits`, the head at the last.
     private func expectGapFree(_ server: ObservedServer, commits: Int64, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try integer(server.psql, "SELECT count(*) FROM _store_commits") == commits, sourceLocation: sourceLocation)
-        #expect(try integer(server.psql, "SELECT max(seq) FROM _store_commits") == commits, "max(seq) = count(*)", sourceLocation: sourceLocation)
+        #expect(
+            try integer(server.psql, "SELECT max(seq) FROM _store_commits") == commits, "max(seq) = count(*)",
+            sourceLocation: sourceLocation)
         #expect(try integer(server.psql, "SELECT seq FROM _store_head") == commits, sourceLocation: sourceLocation)
         #expect(try waitingCommits(server) == 0, sourceLocation: sourceLocation)
     }

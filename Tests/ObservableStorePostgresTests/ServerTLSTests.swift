@@ -54,7 +54,8 @@ struct ServerTLSTests {
             #expect(heard.wait(for: 1))
             #expect(heard.all == [try #require(written.sequence)])
             let encrypted = try store.read { tx in
-                try tx.fetchValue("SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE ssl AND datname = current_database()")
+                try tx.fetchValue(
+                    "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE ssl AND datname = current_database()")
             }
             #expect(Int64.fromDatabaseValue(encrypted ?? .null) ?? 0 >= 2, "the pool's connection and the change feed's")
         }

@@ -14,7 +14,9 @@ import StorePostgres
 /// numbered, when the stamp lock is free (`_store_stamp_waiting()`, migration 0002): a foreign writer's commit that
 /// found the lock taken is numbered by the next stamper, and this poll is the stamper of last resort. While the
 /// head moves, and for ``quietPollsBeforeSlowing`` polls after, the feed polls every ``activePollInterval``, so
-/// such a commit waits milliseconds, not a whole poll interval. When the connection is lost (closed by the server, a failed read), it connects again after
+/// such a commit waits milliseconds, not a whole poll interval.
+///
+/// When the connection is lost (closed by the server, a failed read), it connects again after
 /// 100 ms, doubling up to 2 s, listens again and catches up: the publisher remembers its last sequence, so
 /// nothing is lost and nothing comes twice.
 ///
