@@ -38,6 +38,30 @@ struct ServerCommitNumberingTests {
         }
     }
 
+    @Test func aWriteWhoseWaitForItsNumberFailsKeepsItsDataAndItsConnectionIsNotReused() throws {
+        try ObservedServer.with { server in
+            // Every session of this database gives up lock waits after 100 ms.
+            try server.psql.execute("ALTER DATABASE \(server.url.database) SET lock_timeout = '100ms'")
+            let store = try server.openStore {
+                $0.tracksChanges = false
+                $0.maximumConnectionCount = 1
+            }
+            defer { store.close() }
+            let written = try withStampLockHeld(server, releasedForAWaiter: false) { _ in
+                try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "kept", x: 0, y: 0)) }
+            }
+            #expect(written.sequence == nil, "the wait for the number timed out")
+            #expect(written.value.name == "kept")
+            #expect(try integer(server.psql, "SELECT count(*) FROM nodes WHERE name = 'kept'") == 1, "the data is committed")
+            // The next write on a fresh connection logs nothing and must not report the earlier commit as its own.
+            let nothing = try store.writeReturningCommit { tx in try tx.fetchAll(Query<NodeVO>()).count }
+            #expect(nothing.value == 1)
+            #expect(nothing.sequence == nil)
+            let next = try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "next", x: 0, y: 0)) }
+            #expect(next.sequence == 2, "the waiting commit was numbered first")
+        }
+    }
+
     @Test func aSnapshotHoldingAWaitingCommitReportsItAndBindAndFireSkipsItsEvent() throws {
         try ObservedServer.with { server in
             let store = try server.openStore()

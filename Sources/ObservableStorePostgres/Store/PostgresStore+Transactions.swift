@@ -63,7 +63,14 @@ extension PostgresStore {
             } afterCommit: { value, transactionID in
                 connection.sessionOrigin = sessionOrigin
                 // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
-                return CommittedWrite(value: value, sequence: try? committedSequence(on: connection, transactionID: transactionID))
+                // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
+                // connection's next write would take for its own: the connection is not reused.
+                do {
+                    return CommittedWrite(value: value, sequence: try committedSequence(on: connection, transactionID: transactionID))
+                } catch {
+                    connection.close()
+                    return CommittedWrite(value: value, sequence: nil)
+                }
             }
         }
         if let sequence = written.sequence { didCommit(sequence: sequence) }
