@@ -126,7 +126,8 @@ struct ServerCommitNumberingTests {
                     try integer(server.psql, "SELECT last_value FROM _store_ticket") >= 2
                         && integer(
                         server.psql,
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()") == 1
+                        "SELECT count(*) FROM pg_stat_activity "
+                            + "WHERE wait_event = 'PgSleep' AND datname = current_database()") == 1
                 }
                 // Later commits of other writers, waiting too.
                 for index in 0..<3 { try server.psql.execute("INSERT INTO nodes (name, x, y) VALUES ('later\(index)', 0, 0)") }
@@ -150,7 +151,8 @@ struct ServerCommitNumberingTests {
             let stamper = try RunningProcess(
                 executable: URL(fileURLWithPath: try PostgresTestServer.psqlPath()),
                 ["-X", "-q", "-d", server.url.text + "?application_name=killed_stamper",
-                 "-c", "SET client_connection_check_interval = '100ms'", "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(\(Self.stampLockKey))",
+                 "-c", "SET client_connection_check_interval = '100ms'", "-c", "BEGIN",
+                 "-c", "SELECT pg_advisory_xact_lock(\(Self.stampLockKey))",
                  "-c", "SELECT pg_sleep(2)", "-c", "SELECT _store_number_commits()", "-c", "SELECT pg_sleep(60)"])
             defer { if stamper.isRunning { stamper.kill() } }
             try waitUntil("the stamper to hold the lock") {
@@ -163,7 +165,8 @@ struct ServerCommitNumberingTests {
             for index in 0..<3 { try server.psql.execute("INSERT INTO nodes (name, x, y) VALUES ('batch\(index)', 0, 0)") }
             try waitUntil("the batch numbered, uncommitted") {
                 try integer(server.psql, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' "
-                    + "AND application_name = 'killed_stamper' AND datname = current_database() AND query LIKE '%pg_sleep(60)%'") == 1
+                    + "AND application_name = 'killed_stamper' AND datname = current_database() "
+                    + "AND query LIKE '%pg_sleep(60)%'") == 1
             }
             let waiting = try waitingCommits(server)
             #expect(waiting == 3, "the stamper's numbers are invisible until it commits")
@@ -260,7 +263,10 @@ struct ServerCommitNumberingTests {
                     defer { group.leave() }
                     for index in 0..<perWriter {
                         // Half the writes before the observers start, half after: they bind while commits go on.
-                        while index == perWriter / 2, !observersBound.withLock({ $0 }) { usleep(1_000) }
+                        let standingUntil = Date().addingTimeInterval(60)  // a failed test must not leave it waiting
+                        while index == perWriter / 2, !observersBound.withLock({ $0 }), Date() < standingUntil {
+                            usleep(1_000)
+                        }
                         do {
                             let commit = try writers[writer % 2].writeReturningCommit { tx in
                                 try tx.execute("UPDATE nodes SET y = y + 1 WHERE id = ?", [counterID])
@@ -403,7 +409,7 @@ struct ServerCommitNumberingTests {
         }
         defer {
             watching.withLock { $0 = false }
-            watcher.wait()
+            _ = watcher.wait(timeout: .now() + 30)
             try? release()
         }
         return try body(release)
@@ -414,7 +420,9 @@ struct ServerCommitNumberingTests {
     private func expectDelivered(_ log: EventLog, names: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         try log.waitForCommits(names.count, seconds: 30)
         Thread.sleep(forTimeInterval: 0.5)  // a commit delivered twice would arrive by now
-        #expect(log.commits.map(\.sequence) == Array(1...Int64(names.count)), "every commit once, in order", sourceLocation: sourceLocation)
+        #expect(
+            log.commits.map(\.sequence) == Array(1...Int64(names.count)), "every commit once, in order",
+            sourceLocation: sourceLocation)
         let inserted = log.commits.flatMap { $0.changes.compactMap { $0.new?["name"] } }
         #expect(inserted == names.map { .text($0) }, sourceLocation: sourceLocation)
     }
