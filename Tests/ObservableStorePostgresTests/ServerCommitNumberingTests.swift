@@ -242,9 +242,8 @@ struct ServerCommitNumberingTests {
         } }
     }
 
-    @Test func bindAndFireObservedValuesAndADurableListenerUnderSixteenWritersHaveNoGapOrDuplicate() throws {
-        // Synchronous, so that a run whose concurrency pool is busy with other tests cannot hold it up between steps.
-        try ObservedServer.with { server in
+    @Test func bindAndFireObservedValuesAndADurableListenerUnderSixteenWritersHaveNoGapOrDuplicate() async throws {
+        try await ObservedServer.withAsync { server in
             let counterID = try #require(try server.psql.query(
                 "INSERT INTO nodes (name, x, y) VALUES ('counter', 0, 0) RETURNING id").scalar.flatMap(Int64.fromDatabaseValue))
             try server.psql.execute("SELECT _store_settle()")
@@ -281,7 +280,7 @@ struct ServerCommitNumberingTests {
                 }
             }
             // The observers start while the writers write (some stand at their half, others are still writing).
-            try waitUntil("the first commits") { started.withLock { $0 } >= 20 }
+            try await waitUntil("the first commits") { started.withLock { $0 } >= 20 }
             let bound = Mutex<[Int]>([])
             let bindToken = try listening.bindAndFire("counter", NodeVO.self, key: counterID) { node in
                 bound.withLock { $0.append(Int(node?.y ?? -1)) }
@@ -293,31 +292,29 @@ struct ServerCommitNumberingTests {
             let observed = try listening.value(of: NodeVO.self, key: counterID)
             let total = 16 * perWriter
             observersBound.withLock { $0 = true }
-            let streamedValues = Mutex<[Int]>([])
-            let streamEnded = DispatchSemaphore(value: 0)
-            Task.detached {
-                defer { streamEnded.signal() }
+            let observing = Task {
+                var values: [Int] = []
                 for try await node in observed {
-                    streamedValues.withLock { $0.append(Int(node.value?.y ?? -1)) }
-                    if node.value?.y == Double(total) { break }
+                    values.append(Int(node.value?.y ?? -1))
+                    if values.last == total { break }
                 }
+                return values
             }
-            #expect(group.wait(timeout: .now() + 300) == .success, "the writers finished")
+            #expect(await Task.detached { group.wait(timeout: .now() + 120) }.value == .success, "the writers finished")
             #expect(failures.withLock { $0 }.isEmpty)
             let sequences = written.withLock { $0 }
             #expect(sequences.count == total && Set(sequences).count == total, "every write got its own sequence")
-            try waitUntil(timeout: 60, "the bound value to reach \(total)") { bound.withLock { $0.last } == total }
+            try await waitUntil(timeout: 60, "the bound value to reach \(total)") { bound.withLock { $0.last } == total }
             let values = bound.withLock { $0 }
             #expect(values.count >= 2)
             #expect(zip(values, values.dropFirst()).allSatisfy { $1 == $0 + 1 }, "bind-and-fire: each commit once, none skipped")
-            let fresh = try listening.read { tx in try tx.fetch(NodeVO.self, key: counterID) }
+            let fresh = try await listening.read { tx in try tx.fetch(NodeVO.self, key: counterID) }
             #expect(values.last == Int(fresh?.y ?? -1), "the last value is a fresh read's")
-            #expect(streamEnded.wait(timeout: .now() + 300) == .success, "the observed values reached \(total)")
-            let streamed = streamedValues.withLock { $0 }
+            let streamed = try await observing.value
             #expect(zip(streamed, streamed.dropFirst()).allSatisfy { $1 > $0 }, "observed values never repeat or go back")
             #expect(streamed.last == total)
             let head = try listening.lastSequence()
-            try waitUntil(timeout: 60, "the durable listener to reach the head") { durable.sequences.last == head }
+            try await waitUntil(timeout: 60, "the durable listener to reach the head") { durable.sequences.last == head }
             let delivered = durable.sequences
             #expect(zip(delivered, delivered.dropFirst()).allSatisfy { $1 == $0 + 1 }, "durable: no gap, no duplicate")
             #expect(head == Int64(total) + 1)
