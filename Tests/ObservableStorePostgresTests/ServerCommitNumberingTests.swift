@@ -255,7 +255,7 @@ struct ServerCommitNumberingTests {
             let written = Mutex<[Int64]>([])
             let failures = Mutex<[String]>([])
             let started = Mutex(0)
-            let observersBound = Mutex(false)
+            let observersBound = DispatchSemaphore(value: 0)
             let group = DispatchGroup()
             for writer in 0..<16 {
                 group.enter()
@@ -263,10 +263,8 @@ struct ServerCommitNumberingTests {
                     defer { group.leave() }
                     for index in 0..<perWriter {
                         // Half the writes before the observers start, half after: they bind while commits go on.
-                        let standingUntil = Date().addingTimeInterval(300)  // a failed test must not leave it waiting
-                        while index == perWriter / 2, !observersBound.withLock({ $0 }), Date() < standingUntil {
-                            usleep(1_000)
-                        }
+                        // Blocked, not spinning, so that a loaded run is not slowed; a failed test frees them in 300 s.
+                        if index == perWriter / 2 { _ = observersBound.wait(timeout: .now() + 300) }
                         do {
                             let commit = try writers[writer % 2].writeReturningCommit { tx in
                                 try tx.execute("UPDATE nodes SET y = y + 1 WHERE id = ?", [counterID])
@@ -291,7 +289,7 @@ struct ServerCommitNumberingTests {
             defer { durableToken.cancel() }
             let observed = try listening.value(of: NodeVO.self, key: counterID)
             let total = 16 * perWriter
-            observersBound.withLock { $0 = true }
+            for _ in 0..<16 { observersBound.signal() }
             let observing = Task {
                 var values: [Int] = []
                 for try await node in observed {
