@@ -8,9 +8,10 @@ import ObservableStoreCore
 import PostgresNIO
 import Synchronization
 
-/// One connection to a PostgreSQL server, used synchronously: each call sends its statement and waits for the
-/// answer (postgres-nio's event loop does the I/O). One thread at a time uses a connection; the store's pool hands
-/// them out. Calls must not come from an event loop thread.
+/// One connection to a PostgreSQL server. Each statement has two forms: `async` (the caller is suspended until the
+/// answer comes; no thread waits) and blocking (the calling thread waits; postgres-nio's event loop does the I/O, so
+/// blocking calls must not come from an event loop thread). One caller at a time uses a connection; the store's pool
+/// hands them out.
 package final class ServerConnection: @unchecked Sendable {
     /// The server and database this connection is to.
     package let url: PostgresURL
@@ -23,8 +24,8 @@ package final class ServerConnection: @unchecked Sendable {
     /// sets it only when its origin differs. Used by the one thread that holds the connection.
     package var sessionOrigin = ""
 
-    /// Whether the connection closed, and the statement waiting for its answer (one at a time), woken by the close.
-    private let closeWatch = Mutex<(isClosed: Bool, waiter: DispatchSemaphore?)>((false, nil))
+    /// Whether the connection closed, and the statement waiting for its answer (one at a time), told of the close.
+    private let closeWatch = Mutex<(isClosed: Bool, waiter: (@Sendable () -> Void)?)>((false, nil))
 
     private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
         self.url = url
@@ -38,29 +39,49 @@ package final class ServerConnection: @unchecked Sendable {
             watch.isClosed = true
             return watch.waiter
         }
-        waiter?.signal()
+        waiter?()
     }
 
-    /// Connects to `url`. Throws ``StoreError/Code/unavailable`` (with the reason: refused, timed out, login
-    /// refused) or ``StoreError/Code/notFound`` (no such database).
+    /// Connects to `url`, blocking the calling thread. Throws ``StoreError/Code/unavailable`` (with the reason:
+    /// refused, timed out, login refused) or ``StoreError/Code/notFound`` (no such database).
     package static func connect(_ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")) throws
         -> ServerConnection
     {
-        let id = nextID.add(1, ordering: .relaxed).newValue
         do {
-            var configuration = PostgresConnection.Configuration(
-                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-                tls: try tls(for: url))
-            configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
-            let connection = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
-            ).wait()
-            return ServerConnection(url: url, connection: connection, logger: logger)
-        } catch let error as StoreError {
-            throw error
+            return ServerConnection(url: url, connection: try connecting(to: url, logger: logger).wait(), logger: logger)
         } catch {
-            throw ServerError.connecting(to: url, error)
+            throw connectError(error, url: url)
         }
+    }
+
+    /// Connects to `url`, the caller suspended meanwhile; throws as the blocking form does.
+    nonisolated(nonsending) package static func connect(
+        _ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")
+    ) async throws
+        -> ServerConnection
+    {
+        do {
+            return ServerConnection(url: url, connection: try await connecting(to: url, logger: logger).get(), logger: logger)
+        } catch {
+            throw connectError(error, url: url)
+        }
+    }
+
+    /// Starts connecting to `url`.
+    private static func connecting(to url: PostgresURL, logger: Logger) throws -> EventLoopFuture<PostgresConnection> {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: try tls(for: url))
+        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        return PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger)
+    }
+
+    /// The store's error for a failed connection attempt.
+    private static func connectError(_ error: any Error, url: PostgresURL) -> any Error {
+        if let error = error as? StoreError { return error }
+        return ServerError.connecting(to: url, error)
     }
 
     /// The TLS contexts made so far, by mode and trusted authorities (loading the system's trust store takes
@@ -99,66 +120,87 @@ package final class ServerConnection: @unchecked Sendable {
     /// Whether the connection is closed (by ``close()``, the server, or the network).
     package var isClosed: Bool { connection.isClosed }
 
-    /// Runs one statement with `values` bound to `$1`, `$2`, … and returns its rows.
+    /// Runs one statement with `values` bound to `$1`, `$2`, … and returns its rows; the calling thread waits.
     @discardableResult
     package func query(_ sql: String, _ values: [DatabaseValue] = []) throws -> ServerResult {
-        // A statement sent on a connection the server already closed is never answered (postgres-nio 1.33.2 with a
-        // listener registered): fail at once instead.
-        guard !connection.isClosed else {
-            throw StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
-        }
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { ServerValueCodec.bind(value, into: &bindings) }
-        do {
-            let result = try answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), sql: sql)
-            return try ServerResult(result)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw ServerError.failed(sql: sql, error, url: url)
-        }
-    }
-
-    /// Waits for `future`, or for the connection to close first: a statement the server never answers because the
-    /// connection died (postgres-nio 1.33.2 leaves it pending when a listener is registered) fails instead of
-    /// waiting forever.
-    private func answer<T: Sendable>(to future: EventLoopFuture<T>, sql: String) throws -> T {
         let settled = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        future.whenComplete { result in
+        let outcome = Mutex<Result<ServerResult, any Error>?>(nil)
+        send(sql, values) { result in
             outcome.withLock { $0 = result }
             settled.signal()
         }
-        let closedAlready = closeWatch.withLock { watch in
-            watch.waiter = settled
-            return watch.isClosed
-        }
-        if closedAlready { settled.signal() }
         settled.wait()
-        closeWatch.withLock { $0.waiter = nil }
-        if let result = outcome.withLock({ $0 }) { return try result.get() }
-        throw StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
+        return try outcome.withLock { $0 }!.get()
     }
 
-    /// Runs one statement and returns how many rows it inserted, updated or deleted.
+    /// Runs one statement with `values` bound to `$1`, `$2`, … and returns its rows; the caller is suspended until
+    /// the answer comes.
+    @discardableResult
+    nonisolated(nonsending) package func query(_ sql: String, _ values: [DatabaseValue] = []) async throws -> ServerResult {
+        try await withCheckedThrowingContinuation { continuation in
+            send(sql, values) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Sends one statement and calls `done` once with its rows or its error: the error of a connection that closes
+    /// before the answer comes too (a statement the server never answers because the connection died — postgres-nio
+    /// 1.33.2 leaves it pending when a listener is registered — fails instead of waiting for ever).
+    private func send(_ sql: String, _ values: [DatabaseValue], _ done: @escaping @Sendable (Result<ServerResult, any Error>) -> Void) {
+        let lost = StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
+        // A statement sent on a connection the server already closed is never answered: fail at once.
+        guard !connection.isClosed else { return done(.failure(lost)) }
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { ServerValueCodec.bind(value, into: &bindings) }
+        let answered = Atomic<Bool>(false)
+        let finish: @Sendable (Result<ServerResult, any Error>) -> Void = { result in
+            guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            done(result)
+        }
+        let closedAlready = closeWatch.withLock { watch in
+            watch.waiter = { finish(.failure(lost)) }
+            return watch.isClosed
+        }
+        if closedAlready { return finish(.failure(lost)) }
+        let url = url
+        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).whenComplete { [self] result in
+            closeWatch.withLock { $0.waiter = nil }
+            finish(
+                result.flatMapError { error in
+                    .failure((error as? StoreError) ?? ServerError.failed(sql: sql, error, url: url))
+                }.flatMap { answer in Result { try ServerResult(answer) } })
+        }
+    }
+
+    /// Runs one statement and returns how many rows it inserted, updated or deleted; the calling thread waits.
     @discardableResult
     package func execute(_ sql: String, _ values: [DatabaseValue] = []) throws -> Int {
         try query(sql, values).affectedRows
     }
 
+    /// Runs one statement and returns how many rows it inserted, updated or deleted; the caller is suspended.
+    @discardableResult
+    nonisolated(nonsending) package func execute(_ sql: String, _ values: [DatabaseValue] = []) async throws -> Int {
+        try await query(sql, values).affectedRows
+    }
+
     /// `SET LOCAL lock_timeout` in the open transaction: each later statement waits at most `timeout` for a lock,
     /// then fails (SQLSTATE 55P03, ``StoreError/Code/busy``). Whole milliseconds, at least 1 (0 would wait for ever).
-    package func limitLockWaits(to timeout: Duration) throws {
+    package static func lockTimeoutSetting(_ timeout: Duration) -> (sql: String, values: [DatabaseValue]) {
         let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        try execute("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+        return ("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+    }
+
+    /// The one command that runs a script of several statements (a migration file) inside the caller's transaction.
+    package static func scriptCommand(_ sql: String) throws -> String {
+        guard !sql.contains("$store_script$") else {
+            throw StoreError(.invalidInput, "a script cannot contain the text $store_script$")
+        }
+        return "DO $store_migration$ BEGIN EXECUTE $store_script$\(sql)$store_script$; END $store_migration$"
     }
 
     /// Runs a script of several statements (a migration file) as one command, inside the caller's transaction.
     package func script(_ sql: String) throws {
-        guard !sql.contains("$store_script$") else {
-            throw StoreError(.invalidInput, "a script cannot contain the text $store_script$")
-        }
-        try execute("DO $store_migration$ BEGIN EXECUTE $store_script$\(sql)$store_script$; END $store_migration$")
+        try execute(try ServerConnection.scriptCommand(sql))
     }
 
     /// Starts listening on `channel`: `handler` gets each notification's payload, on the connection's event loop
@@ -167,6 +209,12 @@ package final class ServerConnection: @unchecked Sendable {
     package func listen(on channel: String, _ handler: @escaping @Sendable (String) -> Void) throws {
         connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         try execute("SELECT 1")
+    }
+
+    /// Starts listening on `channel`, as the blocking form does, the caller suspended until it is in effect.
+    nonisolated(nonsending) package func listen(on channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try await execute("SELECT 1")
     }
 
     /// Runs `body` in a transaction opened with `begin` (e.g. `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`) and
@@ -183,6 +231,21 @@ package final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Like the blocking form, with `body` and every statement awaited.
+    nonisolated(nonsending) package func inTransaction<T>(
+        _ begin: String = "BEGIN", _ body: nonisolated(nonsending) () async throws -> T
+    ) async throws -> T {
+        try await execute(begin)
+        do {
+            let value = try await body()
+            try await execute("COMMIT")
+            return value
+        } catch {
+            await rollbackOrClose()
+            throw error
+        }
+    }
+
     /// Ends the open transaction with ROLLBACK after a failure; when even that fails, closes the connection, so that it
     /// never goes back to a pool still inside a transaction.
     package func rollbackOrClose() {
@@ -194,19 +257,37 @@ package final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Like the blocking form, the caller suspended instead.
+    nonisolated(nonsending) package func rollbackOrClose() async {
+        guard !isClosed else { return }
+        do {
+            try await execute("ROLLBACK")
+        } catch {
+            closeSoon()
+        }
+    }
+
     /// Calls `handler` once when the connection closes, for whatever reason.
     package func onClose(_ handler: @escaping @Sendable () -> Void) {
         connection.closeFuture.whenComplete { _ in handler() }
     }
 
-    /// Closes the connection; later calls fail with ``StoreError/Code/unavailable``.
+    /// Closes the connection, waiting until it is closed; later calls fail with ``StoreError/Code/unavailable``.
     package func close() {
         guard !connection.isClosed else { return }
         try? connection.close().wait()
     }
 
+    /// Starts closing the connection without waiting; later calls fail with ``StoreError/Code/unavailable``.
+    package func closeSoon() {
+        guard !connection.isClosed else { return }
+        // postgres-nio asserts that a connection is closed when it is freed: it lives until the close is done.
+        let connection = connection
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
     deinit {
-        if !connection.isClosed { connection.close().whenComplete { _ in } }
+        closeSoon()
     }
 
     /// `name` as a quoted SQL identifier.

@@ -30,13 +30,13 @@ struct ObservedServer {
     ) async throws -> T {
         guard let url = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try ServerConnection.connect(url)
+        let admin = try await ServerConnection.connect(url)
         defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")
+        try await admin.execute("CREATE DATABASE \(name)")
         defer { _ = try? admin.execute("DROP DATABASE \(name) WITH (FORCE)") }
         let database = url.with(database: name)
         try PostgresStore(url: database.text, configuration: PostgresStoreConfiguration()).close()
-        let connection = try ServerConnection.connect(database)
+        let connection = try await ServerConnection.connect(database)
         defer { connection.close() }
         return try await body(ObservedServer(url: database, psql: connection))
     }

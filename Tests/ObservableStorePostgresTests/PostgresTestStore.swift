@@ -34,6 +34,11 @@ func withAdmin<T>(_ url: PostgresURL, _ body: (ServerConnection) throws -> T) th
     return try body(connection)
 }
 
+/// The first column of the first row of `sql`, as an integer (0 when NULL), the caller suspended meanwhile.
+func awaitedInteger(_ connection: ServerConnection, _ sql: String) async throws -> Int64 {
+    Int64.fromDatabaseValue(try await connection.query(sql).scalar ?? .null) ?? 0
+}
+
 /// The first column of the first row of `sql`, as an integer (0 when NULL).
 func integer(_ connection: ServerConnection, _ sql: String) throws -> Int64 {
     Int64.fromDatabaseValue(try connection.query(sql).scalar ?? .null) ?? 0

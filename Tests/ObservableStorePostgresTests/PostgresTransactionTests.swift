@@ -172,9 +172,9 @@ struct PostgresTransactionTests {
         // Task needs one starved on 2 cores under the full suite.
         guard let server = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try ServerConnection.connect(server)
+        let admin = try await ServerConnection.connect(server)
         defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")
+        try await admin.execute("CREATE DATABASE \(name)")
         defer { _ = try? admin.execute("DROP DATABASE \(name) WITH (FORCE)") }
         let store = try PostgresStore(url: server.with(database: name).text)
         defer { store.close() }

@@ -244,9 +244,9 @@ struct ServerCommitNumberingTests {
 
     @Test func bindAndFireObservedValuesAndADurableListenerUnderSixteenWritersHaveNoGapOrDuplicate() async throws {
         try await ObservedServer.withAsync { server in
-            let counterID = try #require(try server.psql.query(
+            let counterID = try await #require(try server.psql.query(
                 "INSERT INTO nodes (name, x, y) VALUES ('counter', 0, 0) RETURNING id").scalar.flatMap(Int64.fromDatabaseValue))
-            try server.psql.execute("SELECT _store_settle()")
+            try await server.psql.execute("SELECT _store_settle()")
             let listening = try server.openStore()
             defer { listening.close() }
             let writers = try (0..<2).map { _ in try server.openStore { $0.maximumConnectionCount = 8 } }

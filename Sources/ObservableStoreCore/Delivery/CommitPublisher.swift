@@ -32,6 +32,12 @@ package final class CommitPublisher<Entry: ChangeLogEntry>: @unchecked Sendable 
         self.logger = logger
     }
 
+    /// The last sequence published (a feed reads the log after it).
+    package var lastPublishedSequence: Int64 { publishLock.withLock { lastPublished } }
+
+    /// Whether any listener is registered (when none is, publishing reads no log entry).
+    package var hasListeners: Bool { !registry.isEmpty }
+
     /// Sets the sequence after which commits are published (at open: history is not replayed).
     package func startPublishing(after sequence: Int64) {
         publishLock.withLock { lastPublished = sequence }

@@ -25,7 +25,33 @@ struct ServerLogReader: ChangeLogReading {
     /// The commits after `sequence` (through `last`), at most `limit` of them, each with all its changes: the limit
     /// counts commits, so a commit is never cut in half.
     func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [ServerLogEntry] {
-        let result = try connection.query(
+        let page = ServerLogReader.page(after: sequence, through: last, limit: limit)
+        let commits = commitsForgettingStaleLayouts(try connection.query(page.sql, page.values))
+        return try ServerLogReader.entries(of: commits, layouts: try layouts.layouts(of: ServerLogReader.tables(of: commits), on: connection))
+    }
+
+    /// The commits after `sequence`, as the blocking form reads them, the caller suspended meanwhile.
+    nonisolated(nonsending) func entries(after sequence: Int64, through last: Int64?, limit: Int) async throws -> [ServerLogEntry] {
+        let page = ServerLogReader.page(after: sequence, through: last, limit: limit)
+        let commits = commitsForgettingStaleLayouts(try await connection.query(page.sql, page.values))
+        let tables = ServerLogReader.tables(of: commits)
+        return try ServerLogReader.entries(of: commits, layouts: try await layouts.layouts(of: tables, on: connection))
+    }
+
+    /// The page's commits; when one of them changed the schema, the cached table layouts are forgotten first, so
+    /// that its row images and later ones are read with the layouts of now.
+    private func commitsForgettingStaleLayouts(_ result: ServerResult) -> [LoggedCommit] {
+        let commits = ServerLogReader.commits(in: result)
+        if commits.contains(where: { $0.row[3] == .integer(1) }) { layouts.invalidate() }
+        return commits
+    }
+
+    /// One commit's row (sequence, time, origin, schema changed) and its changes, as the page query returns them.
+    private typealias LoggedCommit = (row: [DatabaseValue], changes: [ServerLogEntry.LoggedChange])
+
+    /// The query of a page of the log: commits after `sequence` through `last`, at most `limit`, joined with their changes.
+    private static func page(after sequence: Int64, through last: Int64?, limit: Int) -> (sql: String, values: [DatabaseValue]) {
+        (
             """
             WITH page AS (
               SELECT txid, seq, committed_at, origin, schema_changed FROM _store_commits
@@ -33,8 +59,13 @@ struct ServerLogReader: ChangeLogReading {
             SELECT p.seq, p.committed_at, p.origin, p.schema_changed, ch.tbl, ch.op::text, ch.old_row::text, ch.new_row::text
             FROM page p LEFT JOIN _store_changes ch ON ch.txid = p.txid
             ORDER BY p.seq, ch.ord
-            """, [.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))])
-        var commits: [(row: [DatabaseValue], changes: [ServerLogEntry.LoggedChange])] = []
+            """, [.integer(sequence), .integer(last ?? .max), .integer(Int64(limit))]
+        )
+    }
+
+    /// The page's rows grouped by commit.
+    private static func commits(in result: ServerResult) -> [LoggedCommit] {
+        var commits: [LoggedCommit] = []
         for row in result.rows {
             guard case .integer(let seq) = row[0] else { continue }
             if commits.last.map({ $0.row[0] != .integer(seq) }) ?? true { commits.append((row, [])) }
@@ -43,17 +74,26 @@ struct ServerLogReader: ChangeLogReading {
                     ServerLogEntry.LoggedChange(table: table, operation: operation, old: row[6].text, new: row[7].text))
             }
         }
+        return commits
+    }
+
+    /// The tables whose rows the commits changed (a truncation logs no row).
+    private static func tables(of commits: [LoggedCommit]) -> Set<String> {
+        Set(commits.lazy.flatMap(\.changes).filter { $0.operation != "T" }.map(\.table))
+    }
+
+    /// The log entries of `commits`, their row images read with `layouts`; a commit that changed the schema makes
+    /// later reads load the layouts again.
+    private static func entries(of commits: [LoggedCommit], layouts: [String: ServerTableLayout]) throws -> [ServerLogEntry] {
         var entries: [ServerLogEntry] = []
         entries.reserveCapacity(commits.count)
         for (row, changes) in commits {
-            let schemaChanged = row[3] == .integer(1)
-            if schemaChanged { layouts.invalidate() }
             let tables = Set(changes.lazy.filter { $0.operation != "T" }.map(\.table))
             entries.append(
                 ServerLogEntry(
                     sequence: row[0].integer ?? 0, committedAt: row[1].text.flatMap(Timestamp.parse) ?? Date(timeIntervalSince1970: 0),
-                    origin: row[2].text, schemaChanged: schemaChanged, changes: changes,
-                    layouts: tables.isEmpty ? [:] : try layouts.layouts(of: tables, on: connection)))
+                    origin: row[2].text, schemaChanged: row[3] == .integer(1), changes: changes,
+                    layouts: layouts.filter { tables.contains($0.key) }))
         }
         return entries
     }
@@ -69,8 +109,15 @@ struct ServerLogReader: ChangeLogReading {
 
     /// The last sequence assigned, as `connection` sees it.
     static func head(on connection: ServerConnection) throws -> Int64 {
-        try connection.query("SELECT seq FROM _store_head WHERE id = 1").scalar?.integer ?? 0
+        try connection.query(headQuery).scalar?.integer ?? 0
     }
+
+    /// The last sequence assigned, as `connection` sees it, the caller suspended meanwhile.
+    nonisolated(nonsending) static func head(on connection: ServerConnection) async throws -> Int64 {
+        try await connection.query(headQuery).scalar?.integer ?? 0
+    }
+
+    private static let headQuery = "SELECT seq FROM _store_head WHERE id = 1"
 
     /// In the caller's snapshot: the last sequence assigned, and the transaction ids of the commits the snapshot
     /// holds that have no sequence number yet (committed, waiting for a stamper: they will be numbered after the
@@ -97,6 +144,11 @@ struct ServerLogReader: ChangeLogReading {
     /// returns the last sequence assigned; outside a transaction.
     static func stampWaiting(on connection: ServerConnection) throws -> Int64 {
         try connection.query("SELECT _store_stamp_waiting()").scalar?.integer ?? 0
+    }
+
+    /// Numbers the waiting commits when it may, then returns the last sequence assigned; the caller suspended.
+    nonisolated(nonsending) static func stampWaiting(on connection: ServerConnection) async throws -> Int64 {
+        try await connection.query("SELECT _store_stamp_waiting()").scalar?.integer ?? 0
     }
 }
 

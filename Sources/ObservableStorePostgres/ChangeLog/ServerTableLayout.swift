@@ -48,14 +48,25 @@ struct ServerTableLayout: Sendable {
     /// The layout of table `name` (as the capture trigger logs it: `TG_TABLE_NAME`, found through the search path),
     /// or nil when there is no such table.
     static func read(_ name: String, on connection: ServerConnection) throws -> ServerTableLayout? {
-        let result = try connection.query(
-            """
-            SELECT a.attname::text, t.typname::text, array_position(i.indkey::int2[], a.attnum) AS key_position
-            FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-            LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
-            WHERE a.attrelid = to_regclass(quote_ident($1)) AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum
-            """, [.text(name)])
+        parse(try connection.query(catalogQuery, [.text(name)]))
+    }
+
+    /// The layout of table `name`, read on `connection` with the caller suspended; nil when there is no such table.
+    nonisolated(nonsending) static func read(_ name: String, on connection: ServerConnection) async throws -> ServerTableLayout? {
+        parse(try await connection.query(catalogQuery, [.text(name)]))
+    }
+
+    /// Each column of table `$1` with its type and its place in the primary key.
+    private static let catalogQuery = """
+        SELECT a.attname::text, t.typname::text, array_position(i.indkey::int2[], a.attnum) AS key_position
+        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+        LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+        WHERE a.attrelid = to_regclass(quote_ident($1)) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum
+        """
+
+    /// The layout the catalog query answered with; nil when it found no column.
+    private static func parse(_ result: ServerResult) -> ServerTableLayout? {
         guard !result.rows.isEmpty else { return nil }
         var columns: [Column] = []
         var keyParts: [(position: Int64, name: String)] = []
@@ -75,13 +86,31 @@ final class ServerTableLayouts: Sendable {
     /// The layouts of `tables`, reading the ones not known yet on `connection`. A table that no longer exists has
     /// none (its row images are read by their JSON values).
     func layouts(of tables: Set<String>, on connection: ServerConnection) throws -> [String: ServerTableLayout] {
-        var found = known.withLock { known in known.filter { tables.contains($0.key) } }
+        var found = cached(tables)
         for table in tables where found[table] == nil {
-            guard let layout = try ServerTableLayout.read(table, on: connection) else { continue }
-            found[table] = layout
-            known.withLock { $0[table] = layout }
+            found[table] = remember(table, try ServerTableLayout.read(table, on: connection))
         }
         return found
+    }
+
+    /// The layouts of `tables`, read on `connection` when not cached, the caller suspended meanwhile.
+    nonisolated(nonsending) func layouts(of tables: Set<String>, on connection: ServerConnection) async throws
+        -> [String: ServerTableLayout]
+    {
+        var found = cached(tables)
+        for table in tables where found[table] == nil {
+            found[table] = remember(table, try await ServerTableLayout.read(table, on: connection))
+        }
+        return found
+    }
+
+    private func cached(_ tables: Set<String>) -> [String: ServerTableLayout] {
+        known.withLock { known in known.filter { tables.contains($0.key) } }
+    }
+
+    private func remember(_ table: String, _ layout: ServerTableLayout?) -> ServerTableLayout? {
+        if let layout { known.withLock { $0[table] = layout } }
+        return layout
     }
 
     /// Forgets every layout (the schema changed).

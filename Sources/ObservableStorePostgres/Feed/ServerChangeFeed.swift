@@ -3,26 +3,26 @@ import Foundation
 import Logging
 import ObservableStoreCore
 import StorePostgres
+import Synchronization
 
 /// Reads the commits of every writer (this store's, other processes' and hosts', `psql`'s) from the change log and
 /// hands them to the store's ``CommitPublisher``.
 ///
-/// One thread, one dedicated connection (never a pooled one: `LISTEN` belongs to a session) listening on
-/// `observable_store`. The thread reads the log after the last published sequence when a notification comes (a
-/// stamper's `pg_notify`, one per numbered batch), every poll interval in any case (a notification is only a
-/// doorbell), and after every reconnect. Each read first numbers the commits that committed without being
-/// numbered, when the stamp lock is free (`_store_stamp_waiting()`, migration 0002): a foreign writer's commit that
-/// found the lock taken is numbered by the next stamper, and this poll is the stamper of last resort. While the
-/// head moves, and for ``quietPollsBeforeSlowing`` polls after, the feed polls every ``activePollInterval``, so
-/// such a commit waits milliseconds, not a whole poll interval.
+/// One task (on ``DispatchTaskExecutor``: no thread of its own, none of Swift's concurrency pool), one dedicated
+/// connection (never a pooled one: `LISTEN` belongs to a session) listening on `observable_store`. The task reads
+/// the log after the last published sequence when a notification rings its ``Doorbell`` (a stamper's `pg_notify`,
+/// one per numbered batch), every poll interval in any case (a notification is only a doorbell), and after every
+/// reconnect; every statement is awaited, and the entries are read before they are published, so publication waits
+/// for no server. Each read first numbers the commits that committed without being numbered, when the stamp lock is
+/// free (`_store_stamp_waiting()`, migration 0002): a foreign writer's commit that found the lock taken is numbered
+/// by the next stamper, and this poll is the stamper of last resort. While the head moves, and for
+/// ``quietPollsBeforeSlowing`` polls after, the feed polls every ``activePollInterval``, so such a commit waits
+/// milliseconds, not a whole poll interval.
 ///
 /// When the connection is lost (closed by the server, a failed read), it connects again after
 /// 100 ms, doubling up to 2 s, listens again and catches up: the publisher remembers its last sequence, so
 /// nothing is lost and nothing comes twice.
-///
-/// `@unchecked Sendable`: `connection` is used only on the feed thread; the flags and the counters are guarded by
-/// `condition`.
-final class ServerChangeFeed: @unchecked Sendable {
+final class ServerChangeFeed: Sendable {
     /// The notification channel of the commit stamp (`_store_stamp`).
     static let channel = "observable_store"
     /// The first wait before connecting again.
@@ -33,6 +33,8 @@ final class ServerChangeFeed: @unchecked Sendable {
     static let activePollInterval: Duration = .milliseconds(5)
     /// How many polls that find the head where it was before the feed polls at its slower interval again.
     static let quietPollsBeforeSlowing = 20
+    /// The most commits one read publishes (the next read goes on at once).
+    static let pageSize = 512
 
     private let url: PostgresURL
     private let publisher: CommitPublisher<ServerLogEntry>
@@ -40,14 +42,19 @@ final class ServerChangeFeed: @unchecked Sendable {
     private let pollInterval: Duration
     private let stampsWaitingCommits: Bool
     private let logger: Logger
-    private let condition = NSCondition()
-    private var wakeRequested = false  // guarded by condition
-    private var stopRequested = false  // guarded by condition
-    private var processID: Int64?  // guarded by condition
-    private var connectCount = 0  // guarded by condition
-    private var connection: ServerConnection?  // written on the feed thread only, under condition; read by stop()
-    private var thread: Thread?
+    private let doorbell = Doorbell()
+    /// Signalled when the task ends.
     private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var task: Task<Void, Never>?
+        var isStopped = false
+        var connection: ServerConnection?
+        var processID: Int64?
+        var connectCount = 0
+    }
+
+    private let state = Mutex(State())
 
     /// A feed of `url`'s log into `publisher`; it does nothing before ``start()``. When `stampsWaitingCommits`, each
     /// read first numbers waiting commits.
@@ -64,104 +71,99 @@ final class ServerChangeFeed: @unchecked Sendable {
     }
 
     /// The server process of the feed's current connection (`pg_backend_pid()`), nil while disconnected (for tests).
-    var serverProcessID: Int64? { condition.withLock { processID } }
+    var serverProcessID: Int64? { state.withLock { $0.processID } }
 
     /// How many times the feed has connected (for tests: 1 until a reconnect).
-    var connections: Int { condition.withLock { connectCount } }
+    var connections: Int { state.withLock { $0.connectCount } }
 
-    /// Starts the feed thread; it connects and reads the log at once.
+    /// Starts the feed's task; it connects and reads the log at once.
     func start() {
-        let thread = Thread { [self] in
-            Thread.current.name = "store-pg-feed"
-            run()
-            finished.signal()
-        }
-        thread.qualityOfService = .userInitiated
-        self.thread = thread
-        thread.start()
-    }
-
-    /// Stops the feed thread, waits for it (at most ``stopTimeout``), and closes its connection. Closing the
-    /// connection first ends a read the thread may be waiting for.
-    func stop() {
-        let (wasRunning, current) = condition.withLock { () -> (Bool, ServerConnection?) in
-            defer {
-                stopRequested = true
-                condition.broadcast()
+        state.withLock { state in
+            guard state.task == nil, !state.isStopped else { return }
+            state.task = Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
+                await run()
+                finished.signal()
             }
-            return (!stopRequested && thread != nil, connection)
-        }
-        guard wasRunning else { return }
-        current?.close()
-        if finished.wait(timeout: .now() + ServerChangeFeed.stopTimeout) == .timedOut {
-            logger.error("the change feed thread did not stop in time; leaving it")
         }
     }
 
-    /// How long ``stop()`` waits for the feed thread.
+    /// Stops the feed: cancels its task, closes its connection (which ends a read it may be waiting for) and waits
+    /// for the task to end (at most ``stopTimeout``: its jobs run on dispatch threads, so a caller on any thread may
+    /// wait), after which nothing more is published.
+    func stop() {
+        let (task, connection) = state.withLock { state -> (Task<Void, Never>?, ServerConnection?) in
+            state.isStopped = true
+            defer { (state.connection, state.task) = (nil, nil) }
+            return (state.task, state.connection)
+        }
+        guard let task else { return }
+        task.cancel()
+        doorbell.ring()
+        connection?.close()
+        if finished.wait(timeout: .now() + ServerChangeFeed.stopTimeout) == .timedOut {
+            logger.error("the change feed did not stop in time; leaving it")
+        }
+    }
+
+    /// How long ``stop()`` waits for the feed's task.
     static let stopTimeout: Double = 5
 
     /// Makes the feed read the log now (a notification, a lost connection).
     func wake() {
-        condition.withLock {
-            wakeRequested = true
-            condition.broadcast()
-        }
+        doorbell.ring()
     }
 
-    private var isStopping: Bool { condition.withLock { stopRequested } }
+    private var isStopping: Bool { state.withLock { $0.isStopped } || Task.isCancelled }
 
-    private func run() {
+    private func run() async {
         var backoff = ServerChangeFeed.firstBackoff
         var lastHead: Int64?
         var quietPolls = ServerChangeFeed.quietPollsBeforeSlowing
+        var connection: ServerConnection?
         while !isStopping {
             if connection?.isClosed ?? true {
-                let lost = condition.withLock { () -> ServerConnection? in
-                    defer {
-                        processID = nil
-                        connection = nil
-                    }
-                    return connection
-                }
-                lost?.close()
+                connection?.closeSoon()
+                state.withLock { $0.processID = nil }
                 do {
-                    let fresh = try connect()
-                    let stopping = condition.withLock { () -> Bool in
-                        if !stopRequested { connection = fresh }
-                        return stopRequested
-                    }
-                    if stopping { fresh.close() }
+                    connection = try await connect()
                     backoff = ServerChangeFeed.firstBackoff
                 } catch {
+                    connection = nil
+                    if isStopping { break }
                     logger.warning("change feed cannot connect; retrying", metadata: ["error": "\(error)", "in": "\(backoff)"])
-                    sleep(for: backoff)
+                    await doorbell.wait(upTo: backoff)
                     backoff = min(backoff * 2, ServerChangeFeed.longestBackoff)
                     continue
                 }
             }
-            if let connection, let head = read(on: connection) {
+            guard let current = connection else { continue }
+            if let (head, complete) = await read(on: current) {
                 quietPolls = head == lastHead ? quietPolls + 1 : 0
                 lastHead = head
+                if !complete { continue }  // a full page: read on at once
             }
             let active = stampsWaitingCommits && quietPolls < ServerChangeFeed.quietPollsBeforeSlowing
-            sleep(for: active ? min(pollInterval, ServerChangeFeed.activePollInterval) : pollInterval)
+            await doorbell.wait(upTo: active ? min(pollInterval, ServerChangeFeed.activePollInterval) : pollInterval)
         }
-        condition.withLock { connection }?.close()
+        connection?.close()
     }
 
-    /// A new connection, listening.
-    private func connect() throws -> ServerConnection {
-        let connection = try ServerConnection.connect(url, logger: logger)
+    /// A new connection, listening; kept in ``state`` for ``stop()`` (closed at once when the feed is stopping).
+    private func connect() async throws -> ServerConnection {
+        let connection = try await ServerConnection.connect(url, logger: logger)
         do {
-            // Notifications and the close arrive on the connection's event loop: they only wake this thread.
-            connection.onClose { [weak self] in self?.wake() }
-            try connection.listen(on: ServerChangeFeed.channel) { [weak self] _ in self?.wake() }
-            let processID = try connection.query("SELECT pg_backend_pid()::int8").scalar
-            condition.withLock {
-                if case .integer(let id) = processID { self.processID = id }
-                connectCount += 1
+            // Notifications and the close arrive on the connection's event loop: they only ring the doorbell.
+            connection.onClose { [doorbell] in doorbell.ring() }
+            try await connection.listen(on: ServerChangeFeed.channel) { [doorbell] _ in doorbell.ring() }
+            let processID = try await connection.query("SELECT pg_backend_pid()::int8").scalar
+            let stopped = state.withLock { state -> Bool in
+                guard !state.isStopped else { return true }
+                if case .integer(let id) = processID { state.processID = id }
+                state.connection = connection
+                state.connectCount += 1
+                return false
             }
+            if stopped { throw CancellationError() }
             return connection
         } catch {
             connection.close()
@@ -169,28 +171,26 @@ final class ServerChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// Numbers waiting commits (when it may), then publishes what the log holds after the last published sequence;
-    /// returns the head it read. A read that fails leaves the publisher where it was: the next read (after a
-    /// reconnect, if the connection is gone) starts from there.
-    private func read(on connection: ServerConnection) -> Int64? {
+    /// Numbers waiting commits (when it may), reads what the log holds after the last published sequence (one page),
+    /// then publishes it; returns the head it read, and whether the page held everything up to it. A read that fails
+    /// leaves the publisher where it was: the next read (after a reconnect, if the connection is gone) starts there.
+    private func read(on connection: ServerConnection) async -> (head: Int64, complete: Bool)? {
         do {
-            let head = try stampsWaitingCommits ? ServerLogReader.stampWaiting(on: connection) : ServerLogReader.head(on: connection)
-            publisher.publishFromLog(ServerLogReader(connection: connection, layouts: layouts), newest: head)
-            return head
-        } catch {
-            logger.warning("change feed cannot read the log", metadata: ["error": "\(error)"])
-            return nil
-        }
-    }
-
-    /// Waits for `duration`, or less when woken or stopped.
-    private func sleep(for duration: Duration) {
-        let deadline = Date().addingTimeInterval(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-        condition.withLock {
-            while !wakeRequested && !stopRequested {
-                if !condition.wait(until: deadline) { break }
+            let head = try await stampsWaitingCommits
+                ? ServerLogReader.stampWaiting(on: connection) : ServerLogReader.head(on: connection)
+            let after = publisher.lastPublishedSequence
+            var entries: [ServerLogEntry] = []
+            if head > after, publisher.hasListeners {
+                let reader = ServerLogReader(connection: connection, layouts: layouts)
+                entries = try await reader.entries(after: after, through: head, limit: ServerChangeFeed.pageSize)
             }
-            wakeRequested = false
+            guard !isStopping else { return nil }
+            let page = PrefetchedLog(entries: entries, last: entries.count == ServerChangeFeed.pageSize ? entries.last?.sequence ?? head : head)
+            publisher.publishFromLog(page, newest: page.last)
+            return (head, entries.count < ServerChangeFeed.pageSize)
+        } catch {
+            if !isStopping { logger.warning("change feed cannot read the log", metadata: ["error": "\(error)"]) }
+            return nil
         }
     }
 }

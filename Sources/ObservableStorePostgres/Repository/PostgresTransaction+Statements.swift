@@ -42,6 +42,19 @@ extension PostgresTransaction {
     /// use, as SQLite's column affinity converts: `x > :min` with `min` = `"1"` compares numbers. Other values are
     /// bound (`$n`).
     public func fetchRows(_ sql: String, named arguments: [String: any DatabaseValueConvertible]) throws -> [Row] {
+        try perform(namedStatement(sql, arguments))
+    }
+
+    /// Runs one statement with named arguments and returns every row it produces, as the blocking form does.
+    nonisolated(nonsending) public func fetchRows(_ sql: String, named arguments: [String: any DatabaseValueConvertible]) async throws
+        -> [Row]
+    {
+        try await perform(namedStatement(sql, arguments))
+    }
+
+    private func namedStatement(_ sql: String, _ arguments: [String: any DatabaseValueConvertible]) throws
+        -> TransactionStatement<[Row]>
+    {
         let names = Placeholders.namedParameters(sql).names
         var values: [DatabaseValue] = []
         var replacements: [String: String] = [:]
@@ -54,9 +67,12 @@ extension PostgresTransaction {
                 replacements[name] = "$\(values.count)"
             }
         }
-        let result = try run(Placeholders.namedParameters(sql) { name, _ in replacements[name] ?? "" }.sql, values)
-        if PostgresTransaction.mayChangeSchema(sql) { tableColumns.removeAll() }
-        return result.namedRows
+        let tableColumns = tableColumns
+        let changesSchema = PostgresTransaction.mayChangeSchema(sql)
+        return TransactionStatement(sql: Placeholders.namedParameters(sql) { name, _ in replacements[name] ?? "" }.sql, values: values) {
+            if changesSchema { tableColumns.removeAll() }
+            return $0.namedRows
+        }
     }
 }
 #endif

@@ -5,8 +5,11 @@ import StorePostgres
 /// The handle a ``PostgresStore/write(origin:_:)`` or ``PostgresStore/read(_:)`` closure works with: raw SQL, records,
 /// savepoints. The PostgreSQL counterpart of the SQLite engine's `Transaction`, with the same methods.
 ///
+/// Every method has two forms: the blocking one (in a synchronous closure) and the `async` one (in an `async` closure:
+/// `try await tx.insert(node)`), which waits for the server with no thread blocked.
+///
 /// Everything done through one transaction commits or rolls back together. A transaction is valid only inside its
-/// closure and only on the thread that runs it. Writes run in READ COMMITTED; a read sees one snapshot
+/// closure. Writes run in READ COMMITTED; a read sees one snapshot
 /// (REPEATABLE READ, READ ONLY) and cannot write.
 ///
 /// Unlike SQLite, PostgreSQL aborts the whole transaction when one of its statements fails: catching the error and
@@ -53,18 +56,47 @@ public final class PostgresTransaction {
         }
     }
 
+    /// Runs `statement`: reads the column types of its table first (unless cached), then runs its SQL.
+    func perform<Output>(_ statement: TransactionStatement<Output>) throws -> Output {
+        try checkActive()
+        let columns = try statement.table.map { try tableColumns.columns(of: $0, on: connection) } ?? TableColumns.unknown
+        let (sql, values) = try statement.make(columns)
+        return try statement.finish(try connection.query(sql, values))
+    }
+
+    /// Runs `statement`, the caller suspended while the server works.
+    nonisolated(nonsending) func perform<Output>(_ statement: TransactionStatement<Output>) async throws -> Output {
+        try checkActive()
+        var columns = TableColumns.unknown
+        if let table = statement.table { columns = try await tableColumns.columns(of: table, on: connection) }
+        let (sql, values) = try statement.make(columns)
+        return try statement.finish(try await connection.query(sql, values))
+    }
+
     /// Runs one statement the store built (`$n` placeholders) and returns its result.
     @discardableResult
     func run(_ sql: String, _ values: [DatabaseValue] = []) throws -> ServerResult {
-        try checkActive()
-        return try connection.query(sql, values)
+        try perform(statement(sql, values))
     }
 
-    /// Runs caller SQL: `?` placeholders numbered (``Placeholders``); the column cache forgotten after DDL.
-    private func runCallerSQL(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> ServerResult {
-        let result = try run(Placeholders.numbered(sql).sql, arguments.map(\.databaseValue))
-        if PostgresTransaction.mayChangeSchema(sql) { tableColumns.removeAll() }
-        return result
+    /// One statement the store built (`$n` placeholders), returning its result.
+    func statement(_ sql: String, _ values: [DatabaseValue] = []) -> TransactionStatement<ServerResult> {
+        TransactionStatement(sql: sql, values: values)
+    }
+
+    /// Caller SQL: `?` placeholders numbered (``Placeholders``); the column cache forgotten after DDL. Without
+    /// arguments, several statements separated by `;` run as one script.
+    private func callerStatement(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws
+        -> TransactionStatement<ServerResult>
+    {
+        let tableColumns = tableColumns
+        let changesSchema = PostgresTransaction.mayChangeSchema(sql)
+        let isScript = arguments.isEmpty && Placeholders.hasSeveralStatements(sql)
+        let text = isScript ? try ServerConnection.scriptCommand(sql) : Placeholders.numbered(sql).sql
+        return TransactionStatement(sql: text, values: isScript ? [] : arguments.map(\.databaseValue)) { result in
+            if changesSchema || isScript { tableColumns.removeAll() }
+            return result
+        }
     }
 
     /// Whether `sql` starts with a statement that may change a table's columns.
@@ -82,43 +114,77 @@ public final class PostgresTransaction {
     /// needs a cast in the SQL: `WHERE created_at > $1::timestamptz`.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int {
-        if arguments.isEmpty, Placeholders.hasSeveralStatements(sql) {
-            try checkActive()
-            try connection.script(sql)
-            tableColumns.removeAll()
-            return 0
-        }
-        return try runCallerSQL(sql, arguments).affectedRows
+        try perform(callerStatement(sql, arguments).map(\.affectedRows))
+    }
+
+    /// Runs SQL with bound `arguments` and returns how many rows it changed, as the blocking form does.
+    @discardableResult
+    nonisolated(nonsending) public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws -> Int {
+        try await perform(callerStatement(sql, arguments).map(\.affectedRows))
     }
 
     /// Makes each later statement of this transaction wait at most `timeout` for a lock (a row another writer holds,
     /// a table an `ALTER` holds), then throw ``/ObservableStoreCore/StoreError/Code/busy`` (`SET LOCAL lock_timeout`;
     /// whole milliseconds). Without it a statement waits as long as the lock is held.
     public func limitLockWaits(to timeout: Duration) throws {
-        try checkActive()
-        try connection.limitLockWaits(to: timeout)
+        let setting = ServerConnection.lockTimeoutSetting(timeout)
+        _ = try perform(statement(setting.sql, setting.values))
+    }
+
+    /// Limits each later statement's lock waits to `timeout`, as the blocking form does.
+    nonisolated(nonsending) public func limitLockWaits(to timeout: Duration) async throws {
+        let setting = ServerConnection.lockTimeoutSetting(timeout)
+        _ = try await perform(statement(setting.sql, setting.values))
     }
 
     /// Runs a query and returns every row.
     public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [Row] {
-        try runCallerSQL(sql, arguments).namedRows
+        try perform(callerStatement(sql, arguments).map(\.namedRows))
+    }
+
+    /// Runs a query and returns every row, as the blocking form does.
+    nonisolated(nonsending) public func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws -> [Row] {
+        try await perform(callerStatement(sql, arguments).map(\.namedRows))
     }
 
     /// Runs a query and returns the first column of the first row, or nil when there is no row.
     public func fetchValue(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> DatabaseValue? {
-        try runCallerSQL(sql, arguments).scalar
+        try perform(callerStatement(sql, arguments).map(\.scalar))
+    }
+
+    /// Runs a query and returns the first column of the first row, as the blocking form does.
+    nonisolated(nonsending) public func fetchValue(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws
+        -> DatabaseValue?
+    {
+        try await perform(callerStatement(sql, arguments).map(\.scalar))
     }
 
     /// Runs a query and decodes each row as a `T` (columns by name, as for records).
     public func fetchAll<T: Decodable>(
         _ type: T.Type, sql: String, arguments: [any DatabaseValueConvertible] = []
     ) throws -> [T] {
-        try runCallerSQL(sql, arguments).namedRows.map { try $0.decode(T.self) }
+        try perform(callerStatement(sql, arguments).map { try $0.namedRows.map { try $0.decode(T.self) } })
+    }
+
+    /// Runs a query and decodes each row as a `T`, as the blocking form does.
+    nonisolated(nonsending) public func fetchAll<T: Decodable>(
+        _ type: T.Type, sql: String, arguments: [any DatabaseValueConvertible] = []
+    ) async throws -> [T] {
+        try await perform(callerStatement(sql, arguments).map { try $0.namedRows.map { try $0.decode(T.self) } })
     }
 
     /// The last commit sequence assigned in the store (0 before the first commit), as this transaction sees it.
     public func lastSequence() throws -> Int64 {
-        guard case .integer(let sequence)? = try run("SELECT seq FROM _store_head WHERE id = 1").scalar else { return 0 }
+        try perform(statement("SELECT seq FROM _store_head WHERE id = 1").map(PostgresTransaction.sequence))
+    }
+
+    /// The last commit sequence assigned in the store, as the blocking form returns it.
+    nonisolated(nonsending) public func lastSequence() async throws -> Int64 {
+        try await perform(statement("SELECT seq FROM _store_head WHERE id = 1").map(PostgresTransaction.sequence))
+    }
+
+    private static func sequence(_ result: ServerResult) -> Int64 {
+        guard case .integer(let sequence)? = result.scalar else { return 0 }
         return sequence
     }
 
@@ -142,6 +208,27 @@ public final class PostgresTransaction {
             if !connection.isClosed {
                 _ = try? connection.execute("ROLLBACK TO SAVEPOINT \(name)")
                 _ = try? connection.execute("RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint, as the blocking form does, with `body` and every statement awaited.
+    @discardableResult
+    nonisolated(nonsending) public func savepoint<T>(_ body: nonisolated(nonsending) (PostgresTransaction) async throws -> T) async throws -> T {
+        try checkActive()
+        savepointDepth += 1
+        let name = "store_savepoint_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try await connection.execute("SAVEPOINT \(name)")
+        do {
+            let result = try await body(self)
+            try await connection.execute("RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            if !connection.isClosed {
+                _ = try? await connection.execute("ROLLBACK TO SAVEPOINT \(name)")
+                _ = try? await connection.execute("RELEASE SAVEPOINT \(name)")
             }
             throw error
         }

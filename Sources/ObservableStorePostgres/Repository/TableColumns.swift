@@ -10,6 +10,9 @@ struct TableColumns: Sendable {
     /// Each column's type, as `format_type` names it, by column name.
     let types: [String: String]
 
+    /// No column known: every value is bound as it is.
+    static let unknown = TableColumns(types: [:])
+
     /// The types PostgreSQL converts the client's `int8`, `float8`, `text` and `bytea` parameters to by itself.
     private static let bindsNatively: Set<String> = [
         "bigint", "integer", "smallint", "double precision", "real", "numeric", "text", "character varying", "character",
@@ -54,13 +57,29 @@ final class TableColumnsCache: Sendable {
     /// statement that uses it then fails with PostgreSQL's own error).
     func columns(of table: String, on connection: ServerConnection) throws -> TableColumns {
         if let known = tables.withLock({ $0[table] }) { return known }
-        let rows = try connection.query(
+        let query = TableColumnsCache.catalogQuery(of: table)
+        return remember(table, try connection.query(query.sql, query.values))
+    }
+
+    /// The columns of `table`, read on `connection` when not cached, the caller suspended meanwhile.
+    nonisolated(nonsending) func columns(of table: String, on connection: ServerConnection) async throws -> TableColumns {
+        if let known = tables.withLock({ $0[table] }) { return known }
+        let query = TableColumnsCache.catalogQuery(of: table)
+        return remember(table, try await connection.query(query.sql, query.values))
+    }
+
+    private static func catalogQuery(of table: String) -> (sql: String, values: [DatabaseValue]) {
+        (
             "SELECT a.attname, format_type(a.atttypid, NULL) FROM pg_attribute a "
                 + "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped",
             [.text(ServerConnection.quoteIdentifier(table))]
-        ).rows
+        )
+    }
+
+    /// The columns the catalog query answered with, cached when the table exists.
+    private func remember(_ table: String, _ result: ServerResult) -> TableColumns {
         var types: [String: String] = [:]
-        for row in rows {
+        for row in result.rows {
             if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
         }
         let columns = TableColumns(types: types)

@@ -114,7 +114,10 @@ struct PostgresMigrator {
     /// In the open transaction: the lock waits limited (``PostgresStoreConfiguration/migrationLockTimeout``), then
     /// the migration lock, held until the transaction ends.
     func lockMigrations() throws {
-        if let timeout = configuration.migrationLockTimeout { try connection.limitLockWaits(to: timeout) }
+        if let timeout = configuration.migrationLockTimeout {
+            let setting = ServerConnection.lockTimeoutSetting(timeout)
+            try connection.execute(setting.sql, setting.values)
+        }
         try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
     }
 

@@ -2,15 +2,13 @@
 import Dispatch
 import ObservableStoreCore
 
-// The `async` forms of writes and reads: the caller is suspended while the synchronous form runs on a global
-// dispatch queue's thread (which blocks on the server's answers). Unlike the SQLite engine's, they are not queued in
-// the store and cancelling the task does not stop them.
+// The `async` forms of writes and reads whose closure is synchronous: the caller is suspended while the blocking form
+// runs on a global dispatch queue's thread, which waits for the server's answers. A closure that awaits the
+// transaction's statements (`try await tx.insert(node)`) takes the forms in PostgresStore+Transactions.swift instead,
+// where no thread waits. Unlike the SQLite engine's, neither is queued in the store; cancelling the task ends only a
+// wait for a connection.
 extension PostgresStore {
-    /// Like ``write(origin:_:)``, with the caller suspended instead of blocking a thread.
-    ///
-    /// ```swift
-    /// let node = try await store.write { tx in try tx.insert(NodeVO(name: "Start", x: 0, y: 0)) }
-    /// ```
+    /// Like ``write(origin:_:)``, with the caller suspended while another thread runs it.
     @discardableResult
     public func write<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (PostgresTransaction) throws -> T
@@ -18,14 +16,14 @@ extension PostgresStore {
         try await offThread { try self.write(origin: origin, body) }
     }
 
-    /// Like ``writeReturningCommit(origin:_:)``, with the caller suspended instead of blocking a thread.
+    /// Like ``writeReturningCommit(origin:_:)``, with the caller suspended while another thread runs it.
     public func writeReturningCommit<T: Sendable>(
         origin: String? = nil, _ body: @escaping @Sendable (PostgresTransaction) throws -> T
     ) async throws -> CommittedWrite<T> {
         try await offThread { try self.writeReturningCommit(origin: origin, body) }
     }
 
-    /// Like ``read(_:)``, with the caller suspended instead of blocking a thread.
+    /// Like ``read(_:)``, with the caller suspended while another thread runs it.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
         try await offThread { try self.read(body) }

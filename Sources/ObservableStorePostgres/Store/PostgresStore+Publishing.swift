@@ -22,6 +22,17 @@ extension PostgresStore {
         }
     }
 
+    /// ``didCommit(sequence:)`` on a global dispatch queue's thread (publication reads the log with blocking calls),
+    /// the caller suspended until it is done: immediate listeners have run when an `async` write returns.
+    func didCommitOffThread(sequence: Int64) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.didCommit(sequence: sequence)
+                done.resume()
+            }
+        }
+    }
+
     /// The server process of the change feed's connection (`pg_backend_pid()`), nil while it is disconnected or when
     /// the store does not track changes: for tests and diagnostics.
     package var changeFeedProcessID: Int64? { observation.feed?.serverProcessID }

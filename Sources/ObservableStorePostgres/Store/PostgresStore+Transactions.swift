@@ -41,8 +41,8 @@ extension PostgresStore {
         }
         let marker = "ObservableStorePostgres.write.\(UInt(bitPattern: ObjectIdentifier(self).hashValue))"
         let thread = Thread.current.threadDictionary
-        guard thread[marker] == nil else {
-            throw StoreError(.transactionMisuse, "write called inside a write: use the transaction (or a savepoint) instead")
+        guard thread[marker] == nil, !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else {
+            throw PostgresStore.nestedWrite
         }
         thread[marker] = true
         defer { thread.removeObject(forKey: marker) }
@@ -51,38 +51,102 @@ extension PostgresStore {
             // left (a rolled-back transaction's change is undone with it): most writes need no statement for it.
             let sessionOrigin = origin ?? ""
             let setsOrigin = connection.sessionOrigin != sessionOrigin
-            return try runTransaction(on: connection, begin: "BEGIN", kind: .write) { transaction in
-                if setsOrigin {
-                    try connection.query("SELECT set_config('observable_store.origin', $1, false)", [.text(sessionOrigin)])
-                }
-                let value = try body(transaction)
+            let (value, transactionID) = try connection.inTransaction("BEGIN") {
+                if setsOrigin { try connection.query(PostgresStore.originSetting, [.text(sessionOrigin)]) }
+                let value = try withTransaction(on: connection, kind: .write, body)
                 // On the 0001 scheme the commit row is found by transaction id after COMMIT.
-                let transactionID = numbersCommitsAfterCommit
-                    ? nil : try connection.query("SELECT pg_current_xact_id_if_assigned()::text").scalar
-                return (value, transactionID)
-            } afterCommit: { value, transactionID in
-                connection.sessionOrigin = sessionOrigin
-                // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
-                // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
-                // connection's next write would take for its own: the connection is not reused.
-                do {
-                    return CommittedWrite(value: value, sequence: try committedSequence(on: connection, transactionID: transactionID))
-                } catch {
-                    connection.close()
-                    return CommittedWrite(value: value, sequence: nil)
-                }
+                return (value, numbersCommitsAfterCommit ? nil : try connection.query(PostgresStore.transactionIDQuery).scalar)
+            }
+            connection.sessionOrigin = sessionOrigin
+            // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
+            // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
+            // connection's next write would take for its own: the connection is not reused.
+            do {
+                let lookup = committedSequenceQuery(transactionID: transactionID)
+                return CommittedWrite(value: value, sequence: try lookup.map { try connection.query($0.sql, $0.values).scalar?.sequence } ?? nil)
+            } catch {
+                connection.close()
+                return CommittedWrite(value: value, sequence: nil)
             }
         }
         if let sequence = written.sequence { didCommit(sequence: sequence) }
         return written
     }
 
+    /// Like ``writeReturningCommit(origin:_:)``, with `body` and every statement awaited: no thread waits for the
+    /// server (`try await tx.insert(node)` in the closure).
+    nonisolated(nonsending) public func writeReturningCommit<T>(
+        origin: String? = nil, _ body: nonisolated(nonsending) (PostgresTransaction) async throws -> T
+    ) async throws -> CommittedWrite<T> {
+        guard !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else { throw PostgresStore.nestedWrite }
+        let written = try await pool.withConnection { connection in
+            let sessionOrigin = origin ?? ""
+            let setsOrigin = connection.sessionOrigin != sessionOrigin
+            let (value, transactionID) = try await connection.inTransaction("BEGIN") {
+                if setsOrigin { try await connection.query(PostgresStore.originSetting, [.text(sessionOrigin)]) }
+                let value = try await PostgresStore.$writingStores.withValue(PostgresStore.writingStores.union([ObjectIdentifier(self)])) {
+                    try await withTransaction(on: connection, kind: .write, body)
+                }
+                return (value, numbersCommitsAfterCommit ? nil : try await connection.query(PostgresStore.transactionIDQuery).scalar)
+            }
+            connection.sessionOrigin = sessionOrigin
+            do {
+                var sequence: Int64?
+                if let lookup = committedSequenceQuery(transactionID: transactionID) {
+                    sequence = try await connection.query(lookup.sql, lookup.values).scalar?.sequence
+                }
+                return CommittedWrite(value: value, sequence: sequence)
+            } catch {
+                connection.closeSoon()
+                return CommittedWrite(value: value, sequence: nil)
+            }
+        }
+        if let sequence = written.sequence { await didCommitOffThread(sequence: sequence) }
+        return written
+    }
+
+    /// Like ``write(origin:_:)``, with `body` and every statement awaited: no thread waits for the server.
+    ///
+    /// ```swift
+    /// let node = try await store.write { tx in try await tx.insert(NodeVO(name: "Start", x: 0, y: 0)) }
+    /// ```
+    @discardableResult
+    nonisolated(nonsending) public func write<T>(
+        origin: String? = nil, _ body: nonisolated(nonsending) (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        try await writeReturningCommit(origin: origin, body).value
+    }
+
+    /// Like ``read(_:)``, with `body` and every statement awaited: no thread waits for the server.
+    @discardableResult
+    nonisolated(nonsending) public func read<T>(_ body: nonisolated(nonsending) (PostgresTransaction) async throws -> T) async throws -> T {
+        try await pool.withConnection { connection in
+            try await connection.inTransaction(PostgresStore.readBegin) {
+                try await withTransaction(on: connection, kind: .read, body)
+            }
+        }
+    }
+
+    /// The stores whose `async` write closure the current task is running (a write inside it would wait for itself).
+    @TaskLocal static var writingStores: Set<ObjectIdentifier> = []
+
+    private static var nestedWrite: StoreError {
+        StoreError(.transactionMisuse, "write called inside a write: use the transaction (or a savepoint) instead")
+    }
+
+    /// Sets the session's origin (`observable_store.origin`), which the capture triggers log with each commit.
+    private static let originSetting = "SELECT set_config('observable_store.origin', $1, false)"
+    /// The open transaction's id (0001 scheme: its commit row is found by it after COMMIT).
+    private static let transactionIDQuery = "SELECT pg_current_xact_id_if_assigned()::text"
+    /// How read transactions begin: one snapshot, no writes.
+    private static let readBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
     /// Runs `body` in a read transaction: every query in it sees the same snapshot (REPEATABLE READ), and writes are
     /// refused (READ ONLY: ``/ObservableStoreCore/StoreError/Code/readOnly``).
     @discardableResult
     public func read<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
         try pool.withConnection { connection in
-            try runTransaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", kind: .read, body) { $0 }
+            try connection.inTransaction(PostgresStore.readBegin) { try withTransaction(on: connection, kind: .read, body) }
         }
     }
 
@@ -101,35 +165,42 @@ extension PostgresStore {
         try read { try $0.lastSequence() }
     }
 
-    /// The sequence number of the commit the transaction just committed on `connection`, nil when it logged no
-    /// change. Numbering after COMMIT (migration 0002), one statement: `_store_settle()` answers at once when the
-    /// commit was numbered at COMMIT (the stamp lock was free), or numbers it after the stamper ahead of it. On a
-    /// store still at 0001, the commit row of `transactionID` (read before COMMIT) was stamped at COMMIT.
-    private func committedSequence(on connection: ServerConnection, transactionID: DatabaseValue?) throws -> Int64? {
-        let sequence: DatabaseValue?
-        if numbersCommitsAfterCommit {
-            sequence = try connection.query("SELECT _store_settle()").scalar
-        } else if case .text(let transactionID)? = transactionID {
-            sequence = try connection.query("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)]).scalar
-        } else {
-            sequence = nil
-        }
-        guard case .integer(let number)? = sequence else { return nil }
-        return number
+    /// The statement that returns the sequence number of the commit the transaction just committed on a connection
+    /// (NULL when it logged no change), nil when nothing was logged. Numbering after COMMIT (migration 0002):
+    /// `_store_settle()` answers at once when the commit was numbered at COMMIT (the stamp lock was free), or numbers
+    /// it after the stamper ahead of it. On a store still at 0001, the commit row of `transactionID` (read before
+    /// COMMIT) was stamped at COMMIT.
+    private func committedSequenceQuery(transactionID: DatabaseValue?) -> (sql: String, values: [DatabaseValue])? {
+        if numbersCommitsAfterCommit { return ("SELECT _store_settle()", []) }
+        guard case .text(let transactionID)? = transactionID else { return nil }
+        return ("SELECT seq FROM _store_commits WHERE txid = $1::xid8", [.text(transactionID)])
     }
 
-    /// `begin`, `body` with a transaction, COMMIT, then `afterCommit` with what `body` returned; ROLLBACK when
-    /// `body` or COMMIT throws, and the error rethrown.
-    private func runTransaction<Body, T>(
-        on connection: ServerConnection, begin: String, kind: PostgresTransaction.Kind,
-        _ body: (PostgresTransaction) throws -> Body, afterCommit: (Body) throws -> T
+    /// Runs `body` with a transaction on `connection`, ended when `body` returns.
+    private func withTransaction<T>(
+        on connection: ServerConnection, kind: PostgresTransaction.Kind, _ body: (PostgresTransaction) throws -> T
     ) throws -> T {
-        let result = try connection.inTransaction(begin) {
-            let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
-            defer { transaction.end() }
-            return try body(transaction)
-        }
-        return try afterCommit(result)
+        let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
+        defer { transaction.end() }
+        return try body(transaction)
+    }
+
+    /// Runs `body` with a transaction on `connection`, ended when `body` returns, awaited.
+    nonisolated(nonsending) private func withTransaction<T>(
+        on connection: ServerConnection, kind: PostgresTransaction.Kind,
+        _ body: nonisolated(nonsending) (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        let transaction = PostgresTransaction(connection: connection, kind: kind, tableColumns: tableColumns)
+        defer { transaction.end() }
+        return try await body(transaction)
+    }
+}
+
+extension DatabaseValue {
+    /// The integer, when this is one: a commit's sequence number.
+    fileprivate var sequence: Int64? {
+        if case .integer(let number) = self { return number }
+        return nil
     }
 }
 #endif

@@ -1,0 +1,263 @@
+#if PostgreSQL
+import Foundation
+import Logging
+import ObservableStoreCore
+import ObservableStorePostgres
+import StorePostgres
+import Synchronization
+import Testing
+
+/// Writes and reads whose closure awaits its statements (`try await tx.insert(node)`), and the pool's awaited
+/// check-out: the same results as the blocking forms, with no thread waiting for the server.
+///
+/// Each test runs on one dispatch thread (``OneThreadExecutor``), not on Swift's concurrency pool: a statement that
+/// blocked its thread would stop the test's other tasks (and fail it), and the full suite's blocking tests, which keep
+/// that pool's few threads busy on a 2-core machine, cannot starve these.
+@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(3)))
+struct PostgresAwaitedTransactionTests {
+    @Test func anAwaitedClosureWritesRecordsReturnsItsCommitAndPublishesItBeforeReturning() async throws {
+        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+            let store = try server.openStore()
+            defer { store.close() }
+            let log = EventLog()
+            let token = store.listen("now", options: ListenerOptions(immediate: true)) { log.record($0) }
+            defer { token.cancel() }
+            let written = try await store.writeReturningCommit(origin: "awaited") { tx in
+                var node = try await tx.insert(NodeVO(name: "A", x: 1, y: 1))
+                node.x = 2
+                try await tx.update(node)
+                try await tx.update(NodeVO(id: node.id, name: "ignored", x: 3, y: 9), columns: ["x"])
+                _ = try await tx.upsert(NodeVO(name: "B", x: 5, y: 5))
+                let gone = try await tx.insert(NodeVO(name: "C", x: 6, y: 6))
+                #expect(try await tx.delete(gone))
+                #expect(try await tx.execute("UPDATE nodes SET y = y + 1 WHERE name = ?", ["B"]) == 1)
+                return node
+            }
+            let sequence = try #require(written.sequence)
+            #expect(log.commits.map(\.sequence) == [sequence], "an immediate listener ran before the write returned")
+            #expect(log.commits.first?.origin == "awaited")
+            #expect(log.commits.first?.changes.count == 7)
+            let id = try #require(written.value.id)
+            let seen = try await store.read { tx in
+                (
+                    try await tx.fetch(NodeVO.self, key: id), try await tx.count(Query<NodeVO>()),
+                    try await tx.fetchOne(Query<NodeVO>().order(by: .x)), try await tx.lastSequence(),
+                    try await tx.fetchValue("SELECT y FROM nodes WHERE name = 'B'"),
+                    try await tx.fetchRows("SELECT name FROM nodes WHERE x > :x", named: ["x": 4]).count
+                )
+            }
+            #expect(seen.0?.name == "A" && seen.0?.x == 3 && seen.0?.y == 1, "update(columns:) wrote x only")
+            #expect(seen.1 == 2)
+            #expect(seen.2?.name == "A")
+            #expect(seen.3 == sequence)
+            #expect(seen.4 == .real(6))
+            #expect(seen.5 == 1)
+            let readOnly = await #expect(throws: StoreError.self) {
+                try await store.read { tx in try await tx.execute("DELETE FROM nodes") }
+            }
+            #expect(readOnly?.code == .readOnly)
+        } }
+    }
+
+    @Test func aThrowingAwaitedClosureRollsBackAndASavepointKeepsTheRest() async throws {
+        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+            let store = try server.openStore()
+            defer { store.close() }
+            struct Refused: Error {}
+            let before = try await store.read { tx in try await tx.lastSequence() }
+            await #expect(throws: Refused.self) {
+                try await store.write { tx in
+                    try await tx.insert(NodeVO(name: "lost", x: 0, y: 0))
+                    throw Refused()
+                }
+            }
+            let failing = await #expect(throws: StoreError.self) {
+                try await store.write { tx in try await tx.execute("INSERT INTO no_such_table VALUES (1)") }
+            }
+            #expect(failing != nil)
+            try await store.write { tx in
+                try await tx.insert(NodeVO(name: "kept", x: 0, y: 0))
+                await #expect(throws: Refused.self) {
+                    try await tx.savepoint { tx in
+                        try await tx.insert(NodeVO(name: "undone", x: 0, y: 0))
+                        throw Refused()
+                    }
+                }
+                try await tx.insert(NodeVO(name: "after", x: 0, y: 0))
+            }
+            let names = try await store.read { tx in try await tx.fetchAll(Query<NodeVO>().order(by: .id)).map(\.name) }
+            #expect(names == ["kept", "after"])
+            #expect(try await store.read { tx in try await tx.lastSequence() } == before + 1, "rolled-back writes took no number")
+            // The pool's connections came back usable after the failures.
+            #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 2)
+        } }
+    }
+
+    @Test func writingInsideAnAwaitedWriteIsMisuse() async throws {
+        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+            let store = try server.openStore()
+            defer { store.close() }
+            let nested = await #expect(throws: StoreError.self) {
+                try await store.write { _ in try await store.write { tx in try await tx.insert(NodeVO(name: "n", x: 0, y: 0)) } }
+            }
+            #expect(nested?.code == .transactionMisuse)
+            let blocking = await #expect(throws: StoreError.self) {
+                try await store.write { _ in try store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) } }
+            }
+            #expect(blocking?.code == .transactionMisuse)
+            #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 0)
+        } }
+    }
+
+    @Test func awaitedWritesWaitingForALockHoldNoThread() async throws {
+        // Eight writers on one thread all wait at the server at once: none of them holds the thread while it waits (a
+        // blocking statement would, and the rest could not even send theirs). Each waits at most 20 s for the lock, so
+        // that writers blocking the thread would fail the test rather than hang it.
+        let writers = 8
+        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+            let store = try server.openStore { $0.maximumConnectionCount = writers }
+            defer { store.close() }
+            let id = try #require(try await store.write { tx in try await tx.insert(NodeVO(name: "hot", x: 0, y: 0)) }.id)
+            // pg_stat_activity is read outside the lock holder's transaction (a transaction sees one snapshot of it).
+            let watcher = try await ServerConnection.connect(server.url)
+            defer { watcher.close() }
+            try await server.psql.execute("BEGIN")
+            try await server.psql.execute("UPDATE nodes SET y = 1 WHERE id = $1", [.integer(id)])
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<writers {
+                    group.addTask { () async throws -> Void in
+                        _ = try await store.write { tx in
+                            try await tx.limitLockWaits(to: .seconds(20))
+                            return try await tx.execute("UPDATE nodes SET x = x + 1 WHERE id = ?", [id])
+                        }
+                    }
+                }
+                let waiting = try await waitUntilAwaited {
+                    try await awaitedInteger(
+                        watcher, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                        == writers
+                }
+                try await server.psql.execute("COMMIT")
+                try await group.waitForAll()
+                #expect(waiting, "\(writers) writers waited for the lock at once")
+            }
+            #expect(try await store.read { tx in try await tx.fetch(NodeVO.self, key: id) }?.x == Double(writers))
+        } }
+    }
+
+    @Test func anAwaitedCheckOutWaitsIsHandedOverTimesOutAndIsCancelled() async throws {
+        try await OneThreadExecutor.run { try await checkOutWaitsIsHandedOverTimesOutAndIsCancelled() }
+    }
+
+    private func checkOutWaitsIsHandedOverTimesOutAndIsCancelled() async throws {
+        guard let url = TestServer.url else { return }
+        let pool = ServerConnectionPool(url: url, maximum: 1, logger: .init(label: "test"), checkOutTimeout: .milliseconds(300))
+        defer { pool.close() }
+        let holder = HeldConnection(pool)
+        let held = try await holder.take()
+        // Timed out: busy, and the slot is not lost.
+        let timedOut = await #expect(throws: StoreError.self) { try await pool.withConnection { try await $0.query("SELECT 1") } }
+        #expect(timedOut?.code == .busy)
+        // Cancelled while waiting.
+        let cancelled = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
+        try await Task.sleep(for: .milliseconds(50))
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // Handed over: a waiter gets the connection the holder gives back.
+        let waiter = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
+        try await Task.sleep(for: .milliseconds(50))
+        holder.giveBack()
+        #expect(try await waiter.value == held)
+        // Closing fails a waiting caller.
+        let second = HeldConnection(pool)
+        _ = try await second.take()
+        let failed = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT 1") } }
+        try await Task.sleep(for: .milliseconds(50))
+        pool.close()
+        let closed = await #expect(throws: StoreError.self) { try await failed.value }
+        #expect(closed?.code == .transactionMisuse)
+        second.giveBack()
+    }
+
+    @Test func anAwaitedStatementOnAConnectionThatDiesFailsAsUnavailable() async throws {
+        try await OneThreadExecutor.run { try await statementOnAConnectionThatDiesFails() }
+    }
+
+    private func statementOnAConnectionThatDiesFails() async throws {
+        guard let url = TestServer.url else { return }
+        let connection = try await ServerConnection.connect(url)
+        defer { connection.close() }
+        let admin = try await ServerConnection.connect(url)
+        defer { admin.close() }
+        let pid = try #require(try await connection.query("SELECT pg_backend_pid()").scalar)
+        let sleeping = Task(executorPreference: OneThreadExecutor.current) { try await connection.query("SELECT pg_sleep(30)") }
+        let started = try await waitUntilAwaited {
+            try await awaitedInteger(admin, "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'") == 1
+        }
+        #expect(started)
+        try await admin.execute("SELECT pg_terminate_backend($1::int)", [pid])
+        let lost = await #expect(throws: StoreError.self) { try await sleeping.value }
+        #expect(lost?.code == .unavailable)
+    }
+}
+
+/// A connection of a pool held by a task until ``giveBack()``: the test's way of keeping the pool busy.
+private final class HeldConnection: Sendable {
+    private let pool: ServerConnectionPool
+    private let release = AsyncStream<Void>.makeStream()
+    private let task = Mutex<Task<Void, any Error>?>(nil)
+
+    init(_ pool: ServerConnectionPool) { self.pool = pool }
+
+    /// Checks a connection out and returns its server process id; it stays checked out until ``giveBack()``.
+    func take() async throws -> DatabaseValue? {
+        let (taken, handOver) = AsyncStream<DatabaseValue?>.makeStream()
+        let stream = release.stream
+        task.withLock {
+            $0 = Task(executorPreference: OneThreadExecutor.current) { [pool] in
+                try await pool.withConnection { connection in
+                    handOver.yield(try await connection.query("SELECT pg_backend_pid()").scalar)
+                    for await _ in stream { break }
+                }
+            }
+        }
+        for await pid in taken { return pid }
+        throw StoreError(.busy, "the connection was not taken")
+    }
+
+    /// Gives the connection back to the pool.
+    func giveBack() { release.continuation.yield() }
+}
+
+/// A task executor with one dispatch thread of its own (a serial queue), for tests that must show that awaited work
+/// holds no thread, and must not wait for Swift's concurrency pool.
+final class OneThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "one-thread-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// The executor of the test running now (``run(_:)``).
+    @TaskLocal static var current: OneThreadExecutor?
+
+    /// Runs `body` on a new one-thread executor: it, and the tasks it starts with ``current``.
+    static func run<T>(_ body: () async throws -> T) async throws -> T {
+        let executor = OneThreadExecutor()
+        return try await $current.withValue(executor) {
+            try await withTaskExecutorPreference(executor) { try await body() }
+        }
+    }
+}
+
+/// Polls `condition` every 10 ms for at most 30 s, suspended in between; whether it held.
+func waitUntilAwaited(_ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return false
+}
+#endif
