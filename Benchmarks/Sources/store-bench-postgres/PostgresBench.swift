@@ -6,7 +6,7 @@ import PostgresNIO
 /// Runs the cases, each repetition on fresh databases, and prints a Markdown table of medians.
 struct PostgresBench {
     static let cases = [
-        "commits_1", "commits_4", "commits_8", "commits_16", "latency", "latency_16", "fetch_all", "fetch_by_id",
+        "commits_1", "commits_4", "commits_8", "commits_16", "awaited_8", "awaited_16", "latency", "latency_16", "fetch_all", "fetch_by_id",
     ]
     static let totalCommits = 2_000
     static let latencyCommits = 1_000
@@ -71,13 +71,15 @@ struct PostgresBench {
     /// fetches: seconds.
     private func measure(_ name: String) throws -> (Double, Double) {
         switch name {
-        case "commits_1", "commits_4", "commits_8", "commits_16":
-            let writers = Int(name.dropFirst("commits_".count)) ?? 1
+        case "commits_1", "commits_4", "commits_8", "commits_16", "awaited_8", "awaited_16":
+            let awaited = name.hasPrefix("awaited_")
+            let writers = Int(name.split(separator: "_").last ?? "") ?? 1
             let perWriter = Self.totalCommits / writers
             let storeSeconds = try runBlocking {
                 try await server.withDatabase { database in
-                    try StorePostgresCases.commits(
-                        server, database: database, writers: writers, commits: perWriter, scheme: scheme)
+                    awaited
+                        ? try await StorePostgresCases.awaitedCommits(server, database: database, writers: writers, commits: perWriter)
+                        : try StorePostgresCases.commits(server, database: database, writers: writers, commits: perWriter, scheme: scheme)
                 }
             }
             let rawSeconds = try runBlocking {
@@ -133,7 +135,7 @@ struct PostgresBench {
     }
 
     private func format(_ name: String, _ value: Double) -> String {
-        if name.hasPrefix("commits") { return String(format: "%.0f commits/s", value) }
+        if name.hasPrefix("commits") || name.hasPrefix("awaited") { return String(format: "%.0f commits/s", value) }
         if name.hasPrefix("latency") { return String(format: "p50 %.2f ms", value) }
         return String(format: "%.1f ms", value * 1e3)
     }

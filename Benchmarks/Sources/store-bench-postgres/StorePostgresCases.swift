@@ -43,6 +43,28 @@ enum StorePostgresCases {
         return elapsed
     }
 
+    /// `writers` tasks, each `commits` awaited writes of one inserted node (`try await tx.insert`: no thread waits
+    /// for the server); returns the seconds for all of them.
+    static func awaitedCommits(_ server: BenchServer, database: String, writers: Int, commits: Int) async throws -> Double {
+        let store = try open(server, database, connections: writers)
+        defer { store.close() }
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for index in 0..<commits {
+                        _ = try await store.write { tx in try await tx.insert(NodeVO(name: "w\(writer)-\(index)", x: Double(index), y: 0)) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = seconds(since: start)
+        let count = try await store.read { tx in try await tx.fetchValue("SELECT count(*) FROM nodes") }
+        guard count == .integer(Int64(writers * commits)) else { throw BenchFailure("awaited commits: \(String(describing: count)) rows") }
+        return elapsed
+    }
+
     /// fetch_all through the repository; returns the seconds, the count and the sum of x.
     static func fetchAll(_ store: PostgresStore) throws -> (seconds: Double, count: Int, sumX: Double) {
         let start = ContinuousClock.now

@@ -1,11 +1,12 @@
 // store-bench-postgres: PostgresStore against raw postgres-nio on a real server, several repetitions in one run,
-// then medians and ratios (issue 20's benchmarks; results in Benchmarks/RESULTS.md).
+// then medians and ratios (results in Benchmarks/RESULTS.md).
 //
 //   swift run -c release --package-path Benchmarks store-bench-postgres [--url URL] [--repeat N] [--only CASE,...]
 //       [--scheme VERSION]   (the store opened at that migration of the engine's set: 1 = the first commit scheme)
 //
 // URL: postgres://user@host:port/database (default $OBSERVABLE_STORE_POSTGRES_URL); each case creates and drops
-// its own database on that server. Cases: commits_1, commits_4, commits_8, commits_16, latency (one foreign writer),
+// its own database on that server. Cases: commits_1, commits_4, commits_8, commits_16 (blocking writes, a thread per
+// writer), awaited_8, awaited_16 (awaited writes, a task per writer), latency (one foreign writer),
 // latency_16 (sixteen foreign writers), fetch_all, fetch_by_id. Benchmarks/postgres-commits runs the commit cases
 // with pgbench beside them, on a private cluster, on the default disk and with fsync made 1 ms slower.
 import BenchSupport
