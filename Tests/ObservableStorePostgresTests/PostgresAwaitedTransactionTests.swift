@@ -56,6 +56,12 @@ struct PostgresAwaitedTransactionTests {
                 try await store.read { tx in try await tx.execute("DELETE FROM nodes") }
             }
             #expect(readOnly?.code == .readOnly)
+            // A foreign commit just before an awaited one is published first, then the own one, each once.
+            try await server.psql.execute("INSERT INTO nodes (name, x, y) VALUES ('foreign', 0, 0)")
+            let own = try #require(try await store.writeReturningCommit { tx in try await tx.insert(NodeVO(name: "own", x: 0, y: 0)) }.sequence)
+            #expect(log.commits.map(\.sequence) == [sequence, own - 1, own])
+            try await Task.sleep(for: .milliseconds(300))  // the feed sees the same commits: none comes twice
+            #expect(log.commits.map(\.sequence) == [sequence, own - 1, own])
         } }
     }
 

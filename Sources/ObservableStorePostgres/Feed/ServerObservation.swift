@@ -56,6 +56,30 @@ final class ServerObservation: Sendable {
         publisher.publishFromLog(ServerLogReader(connection: connection, layouts: layouts, knownLast: sequence), newest: sequence)
     }
 
+    /// Publishes the store's own commit `sequence` (and any commit before it not yet published), reading the log on
+    /// `connection` with the caller suspended, then publishing what was read. When the log cannot be read, the feed
+    /// publishes it later.
+    nonisolated(nonsending) func publishOwnCommit(_ sequence: Int64, readingOn connection: ServerConnection) async {
+        guard feed != nil else { return }
+        var entries: [ServerLogEntry] = []
+        if publisher.hasListeners {
+            let reader = ServerLogReader(connection: connection, layouts: layouts)
+            var after = publisher.lastPublishedSequence
+            do {
+                while after < sequence {
+                    let page = try await reader.entries(after: after, through: sequence, limit: ServerChangeFeed.pageSize)
+                    guard let last = page.last else { break }
+                    entries += page
+                    after = last.sequence
+                }
+            } catch {
+                logger.warning("cannot read the store's own commit from the log; the feed publishes it", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        publisher.publishFromLog(PrefetchedLog(entries: entries, last: sequence), newest: sequence)
+    }
+
     /// Counts an own commit; true once every `interval` commits (time to prune the log).
     func pruningIsDue(every interval: Int) -> Bool {
         commitsSincePruning.add(1, ordering: .relaxed).newValue % max(1, interval) == 0

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import ObservableStoreCore
+import StorePostgres
 
 extension PostgresStore {
     /// Publishes this store's commit `sequence` to the listeners once its COMMIT succeeded: immediate listeners are
@@ -10,25 +11,27 @@ extension PostgresStore {
     /// ``/ObservableStoreCore/RetentionPolicy/pruneInterval`` own commits, the change log is pruned off this thread.
     package func didCommit(sequence: Int64) {
         observation.publishOwnCommit(sequence)
-        if observation.pruningIsDue(every: configuration.retention.pruneInterval) {
-            DispatchQueue.global(qos: .utility).async { [weak self] in
-                guard let self else { return }
-                do {
-                    try self.pruneChangeLog()
-                } catch {
-                    self.configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
-                }
-            }
-        }
+        pruneIfDue()
     }
 
-    /// ``didCommit(sequence:)`` on a global dispatch queue's thread (publication reads the log with blocking calls),
-    /// the caller suspended until it is done: immediate listeners have run when an `async` write returns.
-    func didCommitOffThread(sequence: Int64) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.didCommit(sequence: sequence)
-                done.resume()
+    /// Publishes this store's commit `sequence` after an awaited write, as ``didCommit(sequence:)`` does, reading
+    /// the log on `connection` (the write's own, still checked out) with the caller suspended: immediate listeners
+    /// have the commit when this returns. When that read fails, the feed publishes the commit later.
+    nonisolated(nonsending) func didCommit(sequence: Int64, readingOn connection: ServerConnection) async {
+        await observation.publishOwnCommit(sequence, readingOn: connection)
+        pruneIfDue()
+    }
+
+    /// Every ``/ObservableStoreCore/RetentionPolicy/pruneInterval`` own commits, prunes the change log on a global
+    /// dispatch queue's thread.
+    private func pruneIfDue() {
+        guard observation.pruningIsDue(every: configuration.retention.pruneInterval) else { return }
+        DispatchQueue.global(qos: .utility).async { [weak self] in
+            guard let self else { return }
+            do {
+                try self.pruneChangeLog()
+            } catch {
+                self.configuration.logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -90,18 +90,19 @@ extension PostgresStore {
                 return (value, numbersCommitsAfterCommit ? nil : try await connection.query(PostgresStore.transactionIDQuery).scalar)
             }
             connection.sessionOrigin = sessionOrigin
+            var sequence: Int64?
             do {
-                var sequence: Int64?
                 if let lookup = committedSequenceQuery(transactionID: transactionID) {
                     sequence = try await connection.query(lookup.sql, lookup.values).scalar?.sequence
                 }
-                return CommittedWrite(value: value, sequence: sequence)
             } catch {
                 connection.closeSoon()
                 return CommittedWrite(value: value, sequence: nil)
             }
+            // Published while the write still holds its connection: the log is read on it.
+            if let sequence { await didCommit(sequence: sequence, readingOn: connection) }
+            return CommittedWrite(value: value, sequence: sequence)
         }
-        if let sequence = written.sequence { await didCommitOffThread(sequence: sequence) }
         return written
     }
 
