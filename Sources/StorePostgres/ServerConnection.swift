@@ -146,9 +146,10 @@ package final class ServerConnection: @unchecked Sendable {
     /// before the answer comes too (a statement the server never answers because the connection died — postgres-nio
     /// 1.33.2 leaves it pending when a listener is registered — fails instead of waiting for ever).
     private func send(_ sql: String, _ values: [DatabaseValue], _ done: @escaping @Sendable (Result<ServerResult, any Error>) -> Void) {
-        let lost = StoreError(.unavailable, "the connection to \(url) was lost", sql: sql)
+        let url = url
+        let lost: @Sendable () -> StoreError = { StoreError(.unavailable, "the connection to \(url) was lost", sql: sql) }
         // A statement sent on a connection the server already closed is never answered: fail at once.
-        guard !connection.isClosed else { return done(.failure(lost)) }
+        guard !connection.isClosed else { return done(.failure(lost())) }
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { ServerValueCodec.bind(value, into: &bindings) }
         let answered = Atomic<Bool>(false)
@@ -157,11 +158,10 @@ package final class ServerConnection: @unchecked Sendable {
             done(result)
         }
         let closedAlready = closeWatch.withLock { watch in
-            watch.waiter = { finish(.failure(lost)) }
+            watch.waiter = { finish(.failure(lost())) }
             return watch.isClosed
         }
-        if closedAlready { return finish(.failure(lost)) }
-        let url = url
+        if closedAlready { return finish(.failure(lost())) }
         connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).whenComplete { [self] result in
             closeWatch.withLock { $0.waiter = nil }
             finish(

@@ -10,7 +10,7 @@ import Testing
 /// Writes and reads whose closure awaits its statements (`try await tx.insert(node)`), and the pool's awaited
 /// check-out: the same results as the blocking forms, with no thread waiting for the server.
 ///
-/// Each test runs on one dispatch thread (``OneThreadExecutor``), not on Swift's concurrency pool: a statement that
+/// Each test runs on one thread of its own (``OneThreadExecutor``), not on Swift's concurrency pool: a statement that
 /// blocked its thread would stop the test's other tasks (and fail it), and the full suite's blocking tests, which keep
 /// that pool's few threads busy on a 2-core machine, cannot starve these.
 @Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(3)))
@@ -235,22 +235,16 @@ private final class HeldConnection: Sendable {
     func giveBack() { release.continuation.yield() }
 }
 
-/// A task executor with one dispatch thread of its own (a serial queue), for tests that must show that awaited work
-/// holds no thread, and must not wait for Swift's concurrency pool.
-final class OneThreadExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "one-thread-executor")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-
+/// Runs a test on a thread of its own (``ThreadTaskExecutor``): neither Swift's concurrency pool nor Dispatch's shared
+/// pool, which the full suite's blocking tests can exhaust.
+enum OneThreadExecutor {
     /// The executor of the test running now (``run(_:)``).
-    @TaskLocal static var current: OneThreadExecutor?
+    @TaskLocal static var current: ThreadTaskExecutor?
 
     /// Runs `body` on a new one-thread executor: it, and the tasks it starts with ``current``.
     static func run<T>(_ body: () async throws -> T) async throws -> T {
-        let executor = OneThreadExecutor()
+        let executor = ThreadTaskExecutor(name: "one-thread-test")
+        defer { executor.finish() }
         return try await $current.withValue(executor) {
             try await withTaskExecutorPreference(executor) { try await body() }
         }

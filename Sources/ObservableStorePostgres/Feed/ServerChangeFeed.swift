@@ -8,8 +8,8 @@ import Synchronization
 /// Reads the commits of every writer (this store's, other processes' and hosts', `psql`'s) from the change log and
 /// hands them to the store's ``CommitPublisher``.
 ///
-/// One task (on ``DispatchTaskExecutor``: no thread of its own, none of Swift's concurrency pool), one dedicated
-/// connection (never a pooled one: `LISTEN` belongs to a session) listening on `observable_store`. The task reads
+/// One task, on a thread of its own (``ThreadTaskExecutor``: publication calls listeners, which may block, so it holds
+/// no thread of a shared pool), and one dedicated connection (never a pooled one: `LISTEN` belongs to a session) listening on `observable_store`. The task reads
 /// the log after the last published sequence when a notification rings its ``Doorbell`` (a stamper's `pg_notify`,
 /// one per numbered batch), every poll interval in any case (a notification is only a doorbell), and after every
 /// reconnect; every statement is awaited, and the entries are read before they are published, so publication waits
@@ -80,8 +80,10 @@ final class ServerChangeFeed: Sendable {
     func start() {
         state.withLock { state in
             guard state.task == nil, !state.isStopped else { return }
-            state.task = Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
+            let executor = ThreadTaskExecutor(name: "store-pg-feed")
+            state.task = Task(executorPreference: executor) { [self] in
                 await run()
+                executor.finish()
                 finished.signal()
             }
         }

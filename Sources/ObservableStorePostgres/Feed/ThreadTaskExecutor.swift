@@ -1,0 +1,57 @@
+#if PostgreSQL
+import Foundation
+
+/// A task executor with one thread of its own, which runs the jobs of the tasks that prefer it, in order. The change
+/// feed's task runs on one: its publication calls listeners, which may block (a handler, a value read again), so it
+/// must not hold a thread of Swift's concurrency pool or of Dispatch's shared pool, whose few threads other work
+/// needs. Between jobs the thread waits on a condition.
+package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []  // guarded by condition
+    private var isFinished = false  // guarded by condition
+
+    /// Starts the executor's thread, named `name`.
+    package init(name: String) {
+        let thread = Thread { [self] in runJobs() }
+        thread.name = name
+        thread.qualityOfService = .userInitiated
+        thread.start()
+    }
+
+    /// Queues `job` for the thread.
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    /// Lets the thread end once no job has come for a second (jobs of tasks still ending run first).
+    package func finish() {
+        condition.withLock {
+            isFinished = true
+            condition.signal()
+        }
+    }
+
+    private func runJobs() {
+        while let job = nextJob() {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    private func nextJob() -> UnownedJob? {
+        condition.withLock {
+            while jobs.isEmpty {
+                if isFinished {
+                    if !condition.wait(until: Date().addingTimeInterval(1)), jobs.isEmpty { return nil }
+                } else {
+                    condition.wait()
+                }
+            }
+            return jobs.removeFirst()
+        }
+    }
+}
+#endif
