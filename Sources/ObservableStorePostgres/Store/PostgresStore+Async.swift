@@ -5,8 +5,8 @@ import ObservableStoreCore
 // The `async` forms of writes and reads whose closure is synchronous: the caller is suspended while the blocking form
 // runs on a global dispatch queue's thread, which waits for the server's answers. A closure that awaits the
 // transaction's statements (`try await tx.insert(node)`) takes the forms in PostgresStore+Transactions.swift instead,
-// where no thread waits. Unlike the SQLite engine's, neither is queued in the store; cancelling the task ends only a
-// wait for a connection.
+// where no thread waits. Unlike the SQLite engine's, neither is queued in the store; cancelling the task ends only an
+// awaited form's wait for a pooled connection (these forms run to the end).
 extension PostgresStore {
     /// Like ``write(origin:_:)``, with the caller suspended while another thread runs it.
     @discardableResult
