@@ -257,9 +257,7 @@ private func result<Value: Sendable>(
             let waiting = outcome {
                 try await store.write { tx in try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0)) }
             }
-            // Up to 120,000 polls: in a full parallel run on 2 cores the async write's task may not start for
-            // tens of seconds while other suites' blocking tests hold the pools' threads.
-            try await eventually("the async write to wait for its turn", polls: 120_000) {
+            try await eventually("the async write to wait for its turn") {
                 store.writer.waitingWrites == 1
             }
             waiting.cancel()
@@ -340,8 +338,7 @@ private func result<Value: Sendable>(
                     try await store.write { tx in try tx.insert(NodeVO(name: "queued \(index)", x: 0, y: 0)).name }
                 }
             }
-            // Up to 120,000 polls, as above: the writes' tasks may start late in a full parallel run.
-            try await eventually("three async writes to wait for their turn", polls: 120_000) {
+            try await eventually("three async writes to wait for their turn") {
                 store.writer.waitingWrites == 3
             }
 
