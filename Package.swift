@@ -127,41 +127,51 @@ let package = Package(
         // A SQLite VFS shim for the crash tests: writes that were never synced vanish with the process.
         .target(name: "PowerLossVFS", path: "Tools/PowerLossVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StoreTestSupport", dependencies: ["ObservableStore"], path: "Tests/StoreTestSupport"),
+        // Every test suite runs each test on a thread of its own (ThreadPerTestTrait), at most twice the cores at once
+        // (the width test_run_width.c sets for Swift Testing when the test process starts).
+        .target(name: "TestScheduling", dependencies: ["ObservableStoreCore", "TestRunWidth"], path: "Tests/TestScheduling"),
+        .target(name: "TestRunWidth", path: "Tests/TestRunWidth"),
         // The seeds' patterns (Examples/README.md), one file each, on the public API only; tested in ExamplesTests.
         .target(name: "ObservableStoreExamples", dependencies: ["ObservableStore"], path: "Examples", exclude: ["README.md"]),
         // The core alone, on an in-memory engine: it needs no SQLite.
-        .testTarget(name: "ObservableStoreCoreTests", dependencies: ["ObservableStoreCore", logging]),
-        .testTarget(name: "StoreSQLiteTests", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreTestSupport"]),
+        .testTarget(name: "ObservableStoreCoreTests", dependencies: ["ObservableStoreCore", "TestScheduling", logging]),
+        .testTarget(name: "StoreSQLiteTests", dependencies: ["ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "TestScheduling"]),
         .testTarget(
             name: "ObservableStoreTests",
             dependencies: [
-                "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "store-fixture", "storectl", logging,
+                "ObservableStore", "ObservableStoreCore", "StoreSQLite", "StoreTestSupport", "TestScheduling", "store-fixture", "storectl",
+                logging,
             ]
         ),
         // Each example's pattern on a real store; the node editor's with storectl as the other process.
-        .testTarget(name: "ExamplesTests", dependencies: ["ObservableStoreExamples", "StoreTestSupport", "storectl"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["ObservableStoreExamples", "StoreTestSupport", "TestScheduling", "storectl"]),
         .testTarget(name: "StoreRecordMacrosTests", dependencies: [
-                "StoreRecordMacros", swiftSyntax("SwiftSyntaxMacrosGenericTestSupport"), swiftSyntax("SwiftSyntaxMacroExpansion"),
-                swiftSyntax("SwiftSyntaxBuilder"),
+                "StoreRecordMacros", "TestScheduling", swiftSyntax("SwiftSyntaxMacrosGenericTestSupport"),
+                swiftSyntax("SwiftSyntaxMacroExpansion"), swiftSyntax("SwiftSyntaxBuilder"),
             ]),
-        .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport"]),
+        .testTarget(name: "StoreRecordTests", dependencies: ["ObservableStore", "StoreRecord", "StoreTestSupport", "TestScheduling"]),
         // The PostgreSQL engine on a real server (OBSERVABLE_STORE_POSTGRES_URL; skipped with the reason without it),
         // and the conformance suite: the same cases on both engines.
         .testTarget(
             name: "ObservableStorePostgresTests",
             dependencies: [
-                "ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", "store-fixture", logging,
+                "ObservableStorePostgres", "StorePostgres", "ObservableStore", "StoreTestSupport", "TestScheduling", "store-fixture",
+                logging,
             ]
         ),
         // One conformance suite for both engines: the same cases on a SQLite file and on a PostgreSQL database (its
         // PostgreSQL suite only with the trait, and skipped with the reason without OBSERVABLE_STORE_POSTGRES_URL).
         .testTarget(
             name: "EngineConformanceTests",
-            dependencies: ["ObservableStore", "ObservableStoreCore", "ObservableStorePostgres", "StoreTestSupport"]
+            dependencies: [
+                "ObservableStore", "ObservableStoreCore", "ObservableStorePostgres", "StoreTestSupport", "TestScheduling",
+            ]
         ),
         .testTarget(
             name: "storectlTests",
-            dependencies: ["ObservableStore", "StoreCtlCore", "StoreTestSupport", "storectl", "store-fixture", "store-fuzz"]
+            dependencies: [
+                "ObservableStore", "StoreCtlCore", "StoreTestSupport", "TestScheduling", "storectl", "store-fixture", "store-fuzz",
+            ]
         ),
     ]
 )

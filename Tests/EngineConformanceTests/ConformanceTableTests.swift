@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// docs/POSTGRES.md's conformance table has one row per case, in the suite's order, and lists every difference.
-@Suite(.timeLimit(.minutes(10))) struct ConformanceTableTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ConformanceTableTests {
     /// docs/POSTGRES.md, found from this file.
     private static let document = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,6 +1,7 @@
 import ObservableStore
 import ObservableStoreExamples
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// A view that records what its document tells it: `name x`, or nil.
@@ -10,7 +11,7 @@ private final class RecordingView: NodeDocumentView {
 }
 
 /// Document–view: views added and removed by key; every write reaches every registered view.
-@Suite(.timeLimit(.minutes(10))) struct DocumentViewTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct DocumentViewTests {
     @Test func everyWriteReachesEveryRegisteredViewUntilItIsRemoved() throws {
         try withTemporaryStore { store, path in
             let nodes = store.repository(NodeVO.self)

@@ -1,10 +1,11 @@
 import ObservableStore
 import ObservableStoreExamples
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Event-driven MVC: typed events from the store to a controller, whose invalidator owns the subscription.
-@Suite(.timeLimit(.minutes(10))) struct EventDrivenMVCTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct EventDrivenMVCTests {
     @Test func theControllerSeesTheModelsEventsUntilItDropsItsInvalidator() async throws {
         try await withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)

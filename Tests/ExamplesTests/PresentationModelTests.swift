@@ -2,11 +2,12 @@ import Foundation
 import ObservableStore
 import ObservableStoreExamples
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// The node editor's presentation model: a view in this process and storectl in another stay in sync, both ways,
 /// and the model announces creations (anyone's) and selections.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct PresentationModelTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct PresentationModelTests {
     @MainActor @Test func aViewHereAndStorectlInAnotherProcessStayInSync() async throws {
         try await withTemporaryStore { store, path in
             let editor = NodesPresentationModel(store: store)

@@ -1,10 +1,11 @@
 import ObservableStore
 import ObservableStoreExamples
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Property listeners: `UserInfo.name` with named listeners; bind and fire; the same name replaces.
-@Suite(.timeLimit(.minutes(10))) struct PropertyListenerTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct PropertyListenerTests {
     @Test func namedListenersGetTheNameAtOnceThenEachChangeAndTheSameNameReplaces() throws {
         try withTemporaryStore { store, _ in
             let users = store.repository(UserInfo.self)

@@ -1,6 +1,7 @@
 import ObservableStore
 import ObservableStoreExamples
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// A view that records what its presenter shows.
@@ -11,7 +12,7 @@ private final class ListView: NodeListViewing {
 }
 
 /// VIPER: the presenter holds its views weakly; a released view is not kept alive and receives nothing.
-@Suite(.timeLimit(.minutes(10))) struct WeakViewPresenterTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct WeakViewPresenterTests {
     @Test func aReleasedViewIsNotKeptAliveAndReceivesNothing() throws {
         try withTemporaryStore { store, _ in
             let presenter = NodeListPresenter(store: store)

@@ -1,9 +1,10 @@
 import Foundation
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 /// The JSON text of commits and changes: the shape `storectl watch` prints and event streams send.
-@Suite(.timeLimit(.minutes(10))) struct CommitJSONTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CommitJSONTests {
     private let date = Date(timeIntervalSince1970: 1_795_698_000.123)  // 2026-11-26T13:00:00.123Z
 
     private func change(_ operation: Change.Operation, key: [DatabaseValue] = [.integer(5)]) -> Change {

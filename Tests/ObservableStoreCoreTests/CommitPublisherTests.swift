@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStoreCore
 import Synchronization
+import TestScheduling
 import Testing
 
 /// The core's publication, on an engine that is not SQLite: every commit once, in sequence order, whoever
 /// found it; what the log no longer holds as one resync; markers as external changes.
-@Suite(.timeLimit(.minutes(10))) struct CommitPublisherTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CommitPublisherTests {
     private func listen(_ engine: MemoryEngine, immediate: Bool = false) -> (Received<StoreEvent>, ListenerToken) {
         let received = Received<StoreEvent>()
         let listener = engine.registry.makeListener(

@@ -1,8 +1,9 @@
 import Foundation
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct EventBufferTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct EventBufferTests {
     private static let committedAt = Date(timeIntervalSince1970: 1_800_000_000)
 
     private func commit(_ sequence: Int64) -> StoreEvent {

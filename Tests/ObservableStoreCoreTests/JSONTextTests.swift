@@ -1,10 +1,11 @@
 import Foundation
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 /// JSONText's strings, values and objects: the same text as the scalar-by-scalar encoder it replaced, and the same
 /// bytes from its `append` functions as from its `String` ones.
-@Suite(.timeLimit(.minutes(10))) struct JSONTextTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct JSONTextTests {
     /// The encoder JSONText had before it copied runs of UTF-8 whole: the reference its output must equal.
     private func referenceString(_ text: String) -> String {
         var result = "\""

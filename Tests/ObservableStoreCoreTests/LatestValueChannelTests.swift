@@ -1,9 +1,10 @@
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 /// The rules of an observed value, at the channel: newer and different values only, the latest wins, an
 /// error once then the end.
-@Suite(.timeLimit(.minutes(10))) struct LatestValueChannelTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct LatestValueChannelTests {
     private struct Failure: Error {}
 
     @Test func onlyANewerDifferentValueIsAcceptedAndTheLatestWins() async throws {

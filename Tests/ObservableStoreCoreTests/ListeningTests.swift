@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 /// Bind-and-fire and durable listeners through the engine protocol, on an engine that is not SQLite.
-@Suite(.timeLimit(.minutes(10))) struct ListeningTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListeningTests {
     @Test func aBoundValueStartsWithTheSnapshotAndSkipsWhatItAlreadyReflects() throws {
         let engine = MemoryEngine()
         engine.commit(["a": 1])

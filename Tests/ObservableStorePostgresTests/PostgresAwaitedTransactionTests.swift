@@ -5,18 +5,18 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import Synchronization
+import TestScheduling
 import Testing
 
 /// Writes and reads whose closure awaits its statements (`try await tx.insert(node)`), and the pool's awaited
 /// check-out: the same results as the blocking forms, with no thread waiting for the server.
 ///
-/// Each test runs on one thread of its own (``OneThreadExecutor``), not on Swift's concurrency pool: a statement that
-/// blocked its thread would stop the test's other tasks (and fail it), and the full suite's blocking tests, which keep
-/// that pool's few threads busy on a 2-core machine, cannot starve these.
-@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(3)))
+/// Each test runs on one thread of its own (``ThreadPerTestTrait``), and so do the tasks it starts: a statement that
+/// blocked that thread would stop the test's other tasks (and fail it).
+@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(3)), .threadPerTest)
 struct PostgresAwaitedTransactionTests {
     @Test func anAwaitedClosureWritesRecordsReturnsItsCommitAndPublishesItBeforeReturning() async throws {
-        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+        try await ObservedServer.withAsync { server in
             let store = try server.openStore()
             defer { store.close() }
             let log = EventLog()
@@ -62,11 +62,11 @@ struct PostgresAwaitedTransactionTests {
             #expect(log.commits.map(\.sequence) == [sequence, own - 1, own])
             try await Task.sleep(for: .milliseconds(300))  // the feed sees the same commits: none comes twice
             #expect(log.commits.map(\.sequence) == [sequence, own - 1, own])
-        } }
+        }
     }
 
     @Test func aThrowingAwaitedClosureRollsBackAndASavepointKeepsTheRest() async throws {
-        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+        try await ObservedServer.withAsync { server in
             let store = try server.openStore()
             defer { store.close() }
             struct Refused: Error {}
@@ -96,11 +96,11 @@ struct PostgresAwaitedTransactionTests {
             #expect(try await store.read { tx in try await tx.lastSequence() } == before + 1, "rolled-back writes took no number")
             // The pool's connections came back usable after the failures.
             #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 2)
-        } }
+        }
     }
 
     @Test func writingInsideAnAwaitedWriteIsMisuse() async throws {
-        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+        try await ObservedServer.withAsync { server in
             let store = try server.openStore()
             defer { store.close() }
             let nested = await #expect(throws: StoreError.self) {
@@ -112,7 +112,7 @@ struct PostgresAwaitedTransactionTests {
             }
             #expect(blocking?.code == .transactionMisuse)
             #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 0)
-        } }
+        }
     }
 
     @Test func awaitedWritesWaitingForALockHoldNoThread() async throws {
@@ -120,7 +120,7 @@ struct PostgresAwaitedTransactionTests {
         // blocking statement would, and the rest could not even send theirs). Each waits at most 20 s for the lock, so
         // that writers blocking the thread would fail the test rather than hang it.
         let writers = 8
-        try await OneThreadExecutor.run { try await ObservedServer.withAsync { server in
+        try await ObservedServer.withAsync { server in
             let store = try server.openStore { $0.maximumConnectionCount = writers }
             defer { store.close() }
             let id = try #require(try await store.write { tx in try await tx.insert(NodeVO(name: "hot", x: 0, y: 0)) }.id)
@@ -148,11 +148,11 @@ struct PostgresAwaitedTransactionTests {
                 #expect(waiting, "\(writers) writers waited for the lock at once")
             }
             #expect(try await store.read { tx in try await tx.fetch(NodeVO.self, key: id) }?.x == Double(writers))
-        } }
+        }
     }
 
     @Test func anAwaitedCheckOutWaitsIsHandedOverTimesOutAndIsCancelled() async throws {
-        try await OneThreadExecutor.run { try await checkOutWaitsIsHandedOverTimesOutAndIsCancelled() }
+        try await checkOutWaitsIsHandedOverTimesOutAndIsCancelled()
     }
 
     private func checkOutWaitsIsHandedOverTimesOutAndIsCancelled() async throws {
@@ -165,19 +165,19 @@ struct PostgresAwaitedTransactionTests {
         let timedOut = await #expect(throws: StoreError.self) { try await pool.withConnection { try await $0.query("SELECT 1") } }
         #expect(timedOut?.code == .busy)
         // Cancelled while waiting.
-        let cancelled = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
+        let cancelled = Task(executorPreference: TestThread.executor) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
         try await Task.sleep(for: .milliseconds(50))
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         // Handed over: a waiter gets the connection the holder gives back.
-        let waiter = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
+        let waiter = Task(executorPreference: TestThread.executor) { try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").scalar } }
         try await Task.sleep(for: .milliseconds(50))
         holder.giveBack()
         #expect(try await waiter.value == held)
         // Closing fails a waiting caller.
         let second = HeldConnection(pool)
         _ = try await second.take()
-        let failed = Task(executorPreference: OneThreadExecutor.current) { try await pool.withConnection { try await $0.query("SELECT 1") } }
+        let failed = Task(executorPreference: TestThread.executor) { try await pool.withConnection { try await $0.query("SELECT 1") } }
         try await Task.sleep(for: .milliseconds(50))
         pool.close()
         let closed = await #expect(throws: StoreError.self) { try await failed.value }
@@ -186,7 +186,7 @@ struct PostgresAwaitedTransactionTests {
     }
 
     @Test func anAwaitedStatementOnAConnectionThatDiesFailsAsUnavailable() async throws {
-        try await OneThreadExecutor.run { try await statementOnAConnectionThatDiesFails() }
+        try await statementOnAConnectionThatDiesFails()
     }
 
     private func statementOnAConnectionThatDiesFails() async throws {
@@ -196,7 +196,7 @@ struct PostgresAwaitedTransactionTests {
         let admin = try await ServerConnection.connect(url)
         defer { admin.close() }
         let pid = try #require(try await connection.query("SELECT pg_backend_pid()").scalar)
-        let sleeping = Task(executorPreference: OneThreadExecutor.current) { try await connection.query("SELECT pg_sleep(30)") }
+        let sleeping = Task(executorPreference: TestThread.executor) { try await connection.query("SELECT pg_sleep(30)") }
         let started = try await waitUntilAwaited {
             try await awaitedInteger(admin, "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'") == 1
         }
@@ -220,7 +220,7 @@ private final class HeldConnection: Sendable {
         let (taken, handOver) = AsyncStream<DatabaseValue?>.makeStream()
         let stream = release.stream
         task.withLock {
-            $0 = Task(executorPreference: OneThreadExecutor.current) { [pool] in
+            $0 = Task(executorPreference: TestThread.executor) { [pool] in
                 try await pool.withConnection { connection in
                     handOver.yield(try await connection.query("SELECT pg_backend_pid()").scalar)
                     for await _ in stream { break }
@@ -233,22 +233,6 @@ private final class HeldConnection: Sendable {
 
     /// Gives the connection back to the pool.
     func giveBack() { release.continuation.yield() }
-}
-
-/// Runs a test on a thread of its own (``ThreadTaskExecutor``): neither Swift's concurrency pool nor Dispatch's shared
-/// pool, which the full suite's blocking tests can exhaust.
-enum OneThreadExecutor {
-    /// The executor of the test running now (``run(_:)``).
-    @TaskLocal static var current: ThreadTaskExecutor?
-
-    /// Runs `body` on a new one-thread executor: it, and the tasks it starts with ``current``.
-    static func run<T>(_ body: () async throws -> T) async throws -> T {
-        let executor = ThreadTaskExecutor(name: "one-thread-test")
-        defer { executor.finish() }
-        return try await $current.withValue(executor) {
-            try await withTaskExecutorPreference(executor) { try await body() }
-        }
-    }
 }
 
 /// Polls `condition` every 10 ms for at most 30 s, suspended in between; whether it held.

@@ -3,10 +3,11 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import TestScheduling
 import Testing
 
 /// Capture on a service's own tables, and `check()` finding it missing or disabled.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresCaptureTests {
     @Test func installCaptureObservesAServiceTableOnce() throws {
         try TestServer.withStore { store, url in

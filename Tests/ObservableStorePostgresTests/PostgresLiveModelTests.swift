@@ -4,11 +4,12 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `LiveQuery` and `LiveRecord` on a PostgreSQL store (the core's models, as on SQLite): their value at once, then
 /// every writer's commits on the main actor (their default), and their end when the store closes.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresLiveModelTests {
     @MainActor @Test func liveModelsHaveTheirValueAtOnceThenFollowEveryWriter() async throws {
         try await ObservedServer.withAsync { server in

@@ -4,6 +4,7 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// The repository's root folder, found from this file's path (tests may read the source tree; the library must not).
@@ -24,7 +25,7 @@ private let createInvoices = """
     """
 
 /// The PostgreSQL migrator on a real server: history, checksums, refusals, and two openers at once.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresMigrationTests {
     /// How many files the engine's own set has.
     let storeFiles = Int64(MigrationSet.postgresStore.migrations.count)

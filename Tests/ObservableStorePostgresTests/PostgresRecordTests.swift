@@ -3,6 +3,7 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import TestScheduling
 import Testing
 
 /// A record with every kind of value, on columns of PostgreSQL's own types.
@@ -46,7 +47,7 @@ private struct Sample: Record, Equatable {
 }
 
 /// Records on a real server: values both ways, the record API, queries and their translation from SQLite's SQL.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresRecordTests {
     @Test func shippedRecordsRoundTrip() throws {
         try TestServer.withStore { store, _ in

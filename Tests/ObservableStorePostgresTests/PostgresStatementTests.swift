@@ -3,11 +3,12 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import TestScheduling
 import Testing
 
 /// A caller's statements (storectl's `query` and `--where`): the read-only check, named parameters, and the
 /// migration status, as the SQLite engine's `Transaction` and `Store` offer them.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresStatementTests {
     @Test func readOnlyStatementsAreTheOnesThatOnlyRead() throws {
         try TestServer.withStore { store, _ in

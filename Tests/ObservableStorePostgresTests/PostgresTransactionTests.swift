@@ -4,12 +4,13 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 private struct Failure: Error {}
 
 /// Write and read transactions on a real server: commit, rollback, savepoints, origin, sequences, raw SQL.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresTransactionTests {
     @Test func aThrowingWriteLeavesNothingAndLogsNoCommit() throws {
         try TestServer.withStore { store, url in

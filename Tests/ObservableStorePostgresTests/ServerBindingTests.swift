@@ -4,10 +4,11 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import Synchronization
+import TestScheduling
 import Testing
 
 /// Bind-and-fire, observed values and exactly-once acknowledgement through the store's own writes on PostgreSQL.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerBindingTests {
     @Test func bindAndFireWithARacingWriterHasNoGapAndNoDuplicate() throws {
         try ObservedServer.with { server in

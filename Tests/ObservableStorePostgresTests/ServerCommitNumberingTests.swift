@@ -5,13 +5,14 @@ import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
 import Synchronization
+import TestScheduling
 import Testing
 
 /// Commits numbered after they commit (migration 0002): a ticket at COMMIT, gap-free sequence numbers given in
 /// ticket order by one stamper at a time. The hazards: a snapshot that holds a commit not yet numbered, commits
 /// waiting while the stamp lock is taken, a writer or a stamper killed halfway, hot rows with lock waits, many
 /// writers at once, and a store upgraded from 0001 while writers run.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerCommitNumberingTests {
     /// The stamp lock's advisory key (`_store_stamp_lock()`, 'STORSTMP').
     static let stampLockKey: Int64 = 6_004_511_418_195_660_112

@@ -4,10 +4,11 @@ import Logging
 import ObservableStoreCore
 import StorePostgres
 import Synchronization
+import TestScheduling
 import Testing
 
 /// The client layer on a real server: values both ways, errors, scripts, LISTEN, the pool.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerConnectionTests {
     @Test func valuesRoundTripThroughEveryMappedType() throws {
         try TestServer.withDatabase { url in

@@ -3,13 +3,14 @@ import Foundation
 import ObservableStoreCore
 import StorePostgres
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Durable listeners across processes, with `kill -9`: `store-fixture pg-consume` consumers record each commit in
 /// table `consumed` and acknowledge it in the same write, `store-fixture pg-write` writes. A second consumer of the
 /// same name stands by while the first lives and takes over when it is killed; nothing is lost and no effect is
 /// repeated, also when the kill lands inside the handler's write.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerDurableKillTests {
     @Test func aStandbyProcessTakesOverFromAKilledConsumerWithNoLossAndNoRepeat() throws {
         try withConsumers { server, directory in

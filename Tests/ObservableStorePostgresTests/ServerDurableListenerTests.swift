@@ -3,11 +3,12 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import TestScheduling
 import Testing
 
 /// Durable listeners on PostgreSQL: a cursor row, one consumer per name by a session advisory lock, takeover,
 /// compare-and-set acknowledgement, retention.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerDurableListenerTests {
     /// Inserts `count` nodes, one commit each; returns their sequences.
     private func insertNodes(_ server: ObservedServer, _ count: Int, prefix: String = "n") throws -> [Int64] {

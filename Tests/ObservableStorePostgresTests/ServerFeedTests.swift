@@ -3,11 +3,12 @@ import Foundation
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import TestScheduling
 import Testing
 
 /// The change log read back and delivered: every writer's commits reach listeners once, in order, with the rows a
 /// fetch returns; the feed survives a lost connection.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerFeedTests {
     @Test func aListenerGetsEachCommitOnceInOrderWithOldAndNewRows() throws {
         try ObservedServer.with { server in

@@ -5,12 +5,13 @@ import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
 import Synchronization
+import TestScheduling
 import Testing
 
 /// Many writers on one database at once — stores standing for several hosts, with sleeps and rollbacks inside their
 /// transactions, and `pgbench` as a foreign writer in another process through the capture triggers — while a listener
 /// on yet another store receives every commit exactly once, in sequence order, with no gap.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ServerManyWritersTests {
     @Test func everyCommitOfEveryWriterArrivesOnceInOrderWithNoGap() throws {
         try ObservedServer.with { server in

@@ -4,13 +4,14 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// TLS to the server, against the test cluster's certificate (for 127.0.0.1, signed by an authority
 /// Tools/postgres-cluster made): `sslmode=require` encrypts, `verify-full` checks the certificate against
 /// `sslrootcert` or the system's trust store, and a whole store (pool, change feed) runs over it.
 @Suite(
-    .timeLimit(.minutes(10)), .enabled(if: TestServer.isAvailable, TestServer.skipReason),
+    .timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason),
     .enabled(if: TestServer.tlsAuthority != nil, "the test server does not offer TLS (Tools/postgres-cluster starts one that does)"))
 struct ServerTLSTests {
     @Test(arguments: ["require", "verify-ca", "verify-full"])

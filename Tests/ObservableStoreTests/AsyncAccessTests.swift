@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -40,7 +41,7 @@ private func result<Value: Sendable>(
 /// finish with the right results on a 2-core machine, the cooperative pool stays free, the process does not
 /// grow a thread per waiting caller; a call cancelled before it started never runs, and closing the store
 /// fails the calls still queued.
-@Suite(.timeLimit(.minutes(10))) struct AsyncAccessTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct AsyncAccessTests {
     /// The message of the error a call of a closed store throws. Compared outside `#expect`: in a loop of these
     /// async tests, `#expect(message == "the store is closed")` saw its right-hand side as another string of the
     /// loop's body (a `value(of:)` description) and failed with equal strings (Swift 6.3.1, debug build).

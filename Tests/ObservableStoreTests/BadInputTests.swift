@@ -1,6 +1,7 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 // Issue 7, bad input, the library's side of StoreCtlBadInputTableTests, through the public API only:
@@ -75,7 +76,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
     ]
 }
 
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct BadInputTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct BadInputTests {
     @Test(arguments: OpenFailureCase.all)
     func openingFailsWithItsCodeAndLeavesTheFileAlone(_ badCase: OpenFailureCase) throws {
         try withTemporaryDirectory { directory in

@@ -2,10 +2,11 @@ import Foundation
 import ObservableStore
 import StoreSQLite
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// One test per item of the change-capture hazard list (OBSERVATION-NOTES.md 8.6, issue 3).
-@Suite(.timeLimit(.minutes(10))) struct CaptureTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CaptureTests {
     private static let hazardTables = try! MigrationSet(
         name: "hazards",
         migrations: [
@@ -374,7 +375,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(10))) struct TrackingSwitchTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TrackingSwitchTests {
     @Test func withTrackingOffNothingIsLoggedOrDelivered() throws {
         var configuration = StoreConfiguration()
         configuration.tracksChanges = false
@@ -401,7 +402,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(10))) struct CapturedValueTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CapturedValueTests {
     @Test func integralRealsArriveAsReals() throws {
         try withTemporaryStore { store, _ throws in
             let (recorder, token) = store.record()

@@ -1,12 +1,13 @@
 import Foundation
 import StoreSQLite
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Commits of other processes reach this process's listeners (real child processes, one file).
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct ChangeFeedTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct ChangeFeedTests {
     private func nodeNames(_ recorder: EventRecorder) -> [String] {
         recorder.changes.compactMap { $0.new?.value("name", as: String.self) }
     }

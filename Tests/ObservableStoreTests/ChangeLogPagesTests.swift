@@ -1,5 +1,6 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -8,7 +9,7 @@ import Testing
 /// `ChangeLog.pageByteBudget` (4 MiB), so that a reader never holds many large commits at once; only an empty
 /// page is the end. And stores kept below migration 0007 (no pieces yet) still prune, and refuse durable
 /// listeners with one clear error.
-@Suite(.timeLimit(.minutes(10))) struct ChangeLogPagesTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ChangeLogPagesTests {
     /// Rows per commit: about 3 MB of changes, one piece, so that two commits fill a page's byte budget.
     static let rowsPerCommit = 28_000
 

@@ -1,5 +1,6 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -7,7 +8,7 @@ import Testing
 /// Transactions too large for one change-log row: logged in pieces (`_store_commit_pieces`), captured in bounded
 /// memory, delivered piece by piece as one commit. The writer's length limit is lowered so that 20,000 rows
 /// (about 2 MB of changes) exceed it.
-@Suite(.timeLimit(.minutes(10))) struct ChangeLogPiecesTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ChangeLogPiecesTests {
     /// The writer's SQLITE_LIMIT_LENGTH in these tests: 256 KiB, so pieces of at most 128 KiB.
     static let lengthLimit = 256 * 1024
     static let rows = 20_000

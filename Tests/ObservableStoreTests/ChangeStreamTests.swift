@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// `changes()` streams: kept out of the named listeners, and released when their iteration ends.
-@Suite(.timeLimit(.minutes(10))) struct ChangeStreamTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ChangeStreamTests {
     @Test func streamsAreNotNamedListeners() async throws {
         try await withTemporaryStore { store, _ in
             let events = store.changes(filter: .table("nodes"))

@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// `Store.checkpoint(_:)`: the WAL's frames, the modes, old snapshots, and a store that keeps working.
-@Suite(.timeLimit(.minutes(10))) struct CheckpointTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CheckpointTests {
     private func insertNodes(_ store: Store, _ count: Int, from first: Int = 0) throws {
         for index in first..<(first + count) { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
     }

@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// A closed store ends what is asked of it at once.
-@Suite(.timeLimit(.minutes(10))) struct ClosedStoreTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ClosedStoreTests {
     @Test func aSequenceAskedForAfterCloseEndsAtOnce() async throws {
         try await withTemporaryStore { store, _ in
             store.close()

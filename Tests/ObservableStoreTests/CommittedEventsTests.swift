@@ -1,12 +1,13 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Events say exactly what committed: nothing for a rolled-back write, the kept part of a script that failed
 /// halfway, one commit for a table rebuilt inside one write.
-@Suite(.timeLimit(.minutes(10))) struct CommittedEventsTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CommittedEventsTests {
     @Test func aCaughtRollbackClassErrorFailsTheWriteAndPublishesNothing() throws {
         try withTemporaryStore { store, _ throws in
             try store.write { tx in

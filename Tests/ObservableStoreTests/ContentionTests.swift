@@ -1,12 +1,13 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Writer processes and scanning readers at once on one store file: nothing fails while the busy timeout
 /// holds, nothing is lost, and a listening process sees every commit once, in order.
 /// `STORE_CONTENTION_WRITERS` × `STORE_CONTENTION_COMMITS` (4 × 2,000 by default).
-@Suite(.serialized, .timeLimit(.minutes(10)), .tags(.processes)) struct ContentionTests {
+@Suite(.serialized, .timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct ContentionTests {
     static var writers: Int { ProcessInfo.processInfo.environment["STORE_CONTENTION_WRITERS"].flatMap(Int.init) ?? 4 }
     static var commitsPerWriter: Int {
         ProcessInfo.processInfo.environment["STORE_CONTENTION_COMMITS"].flatMap(Int.init) ?? 2_000

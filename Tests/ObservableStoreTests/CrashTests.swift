@@ -1,12 +1,13 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// A writer process killed with SIGKILL at random moments, many times, reopened after each kill.
 /// Cycles: 200 by default (`STORE_CRASH_CYCLES` for more); 50 with `synchronous=FULL`.
-@Suite(.serialized, .timeLimit(.minutes(10)), .tags(.processes)) struct CrashTests {
+@Suite(.serialized, .timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct CrashTests {
     struct Acknowledged: Hashable {
         var sequence: Int64
         var tag: String

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -9,7 +10,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(10))) struct DeliveryThreadTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct DeliveryThreadTests {
     @Test(arguments: [Duration.zero, .microseconds(200)])
     func runsHandedWorkElsewhereAndRefusesWhileBusy(spinWindow: Duration) throws {
         let thread = DeliveryThread(spinWindow: spinWindow)

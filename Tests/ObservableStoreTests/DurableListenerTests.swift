@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Durable listeners: cursors in the store, replay after restart, acknowledgement, retention.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct DurableListenerTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct DurableListenerTests {
     typealias Received = Recorder<DurableEvent>
 
     private func insert(_ store: Store, _ count: Int, from start: Int = 0) throws {

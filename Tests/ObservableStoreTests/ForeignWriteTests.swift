@@ -1,12 +1,13 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Writes by programs that do not log their changes (the `sqlite3` shell) reach every listener once, in
 /// their place in the sequence order, whatever else is writing; so do migrations made by another process.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct ForeignWriteTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct ForeignWriteTests {
     /// Inserts a node every `interval` on its own thread until stopped; counts the writes that returned.
     private final class SteadyWriter: @unchecked Sendable {
         // @unchecked: `stopped` and `failure` are guarded by `lock`; `written` is a Locked.

@@ -1,13 +1,14 @@
 import Foundation
 import Logging
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Handler errors reach the application (``StoreConfiguration/listenerErrorHandler``) and the log, and
 /// every form of `listen` returns a token.
-@Suite(.timeLimit(.minutes(10))) struct ListenerFailureTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListenerFailureTests {
     struct Failure: Error, Equatable {
         let sequence: Int64
     }

@@ -1,12 +1,13 @@
 import Foundation
 import StoreSQLite
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// The listener index: a commit reaches exactly the listeners a scan of every filter would choose.
-@Suite(.timeLimit(.minutes(10))) struct ListenerIndexTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListenerIndexTests {
     /// One listener of the mixed set: its name, filter, delivery and what it received.
     private struct Subject {
         let name: String

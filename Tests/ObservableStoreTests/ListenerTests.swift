@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Named listeners, filters, delivery, overflow, bind-and-fire and the async sequence.
-@Suite(.timeLimit(.minutes(10))) struct ListenerTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListenerTests {
     private func insertNode(_ store: Store, _ name: String = "n", origin: String? = nil) throws {
         try store.repository(NodeVO.self, origin: origin).insert(NodeVO(name: name, x: 0, y: 0))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -14,7 +15,7 @@ private actor ModelActor {
 /// `LiveQuery` and `LiveRecord` on real files: they have their value at once, follow commits of this process
 /// and of others on the actor chosen, are seen by `withObservationTracking` and `Observations`, end on a failed
 /// read or a closed store, and remove their listener when released.
-@Suite(.timeLimit(.minutes(10))) struct LiveModelTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct LiveModelTests {
     private static let bigX = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
 
     /// Polls `condition` on `actor` every millisecond until it holds; throws ``TimedOut`` after `timeout` seconds.

@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Pre-migration backups: kept per `keptMigrationBackups`, listed and pruned by name, never another file.
-@Suite(.timeLimit(.minutes(10))) struct MigrationBackupTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct MigrationBackupTests {
     /// A service set with `count` migrations, each adding a table.
     private func things(_ count: Int) throws -> MigrationSet {
         try MigrationSet(

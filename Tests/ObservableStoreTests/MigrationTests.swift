@@ -1,6 +1,7 @@
 import Foundation
 import StoreMigrations
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -33,7 +34,7 @@ private let createThings = "CREATE TABLE things (id INTEGER PRIMARY KEY, label T
 private let storeCount = MigrationSet.store.migrations.count
 private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.version)" }
 
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct MigrationTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct MigrationTests {
     @Test func anEmptyFileMigratesToTheLatestVersion() throws {
         try withTemporaryStore { store, _ in
             let applied = try store.appliedMigrations()

@@ -1,12 +1,13 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// `observe(tracking:)` on real files: any read as an observed value, run again only by commits to what it
 /// read. Each test counts the read's runs: a commit that touches none of its region must not run it.
-@Suite(.timeLimit(.minutes(10))) struct ObserveTrackingTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ObserveTrackingTests {
     /// A read's runs and what a consumer task received from it.
     private final class Watch<Value: Sendable & Equatable>: Sendable {
         let runs = Locked(0)

@@ -1,5 +1,6 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -7,7 +8,7 @@ import Testing
 /// An observed query does less work than re-running it: a commit whose rows cannot change its result reads
 /// nothing, a change whose effect is certain is applied to the held result, and everything else reads again.
 /// Every element must still equal a fresh read; each test counts the query's reads.
-@Suite(.timeLimit(.minutes(10))) struct ObservedQueryTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ObservedQueryTests {
     /// One observed query: what it delivered and how often it read.
     private final class Observation: Sendable {
         let query: Query<NodeVO>

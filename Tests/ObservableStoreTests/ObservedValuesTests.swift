@@ -1,12 +1,13 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// `values(of:)` and `value(of:key:)` on real files: the rules of an observed value, each with a test that fails
 /// when it breaks.
-@Suite(.timeLimit(.minutes(10))) struct ObservedValuesTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ObservedValuesTests {
     /// What a consumer task received: each element's sequence and the names of its records.
     private typealias Received = Recorder<(sequence: Int64, names: [String])>
 

@@ -1,10 +1,11 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// StoreTestSupport's PostgreSQL helpers on the test server: each test database is new, reachable, and gone
 /// afterwards; a failing `psql` names the statement and the server's error.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: PostgresTestServer.isAvailable, "OBSERVABLE_STORE_POSTGRES_URL is not set"))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: PostgresTestServer.isAvailable, "OBSERVABLE_STORE_POSTGRES_URL is not set"))
 struct PostgresTestDatabaseTests {
     @Test func aTestDatabaseIsNewReachableByItsURLAndDroppedAfterwards() throws {
         let database = try PostgresTestDatabase()
@@ -73,7 +74,7 @@ struct PostgresTestDatabaseTests {
 }
 
 /// The URL arithmetic needs no server.
-@Suite(.timeLimit(.minutes(10))) struct PostgresTestServerURLTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct PostgresTestServerURLTests {
     @Test func aDatabaseURLKeepsUserHostPortAndOptions() throws {
         #expect(
             try PostgresTestServer.url("postgres://postgres@127.0.0.1:54329/postgres?sslmode=disable", database: "t_1")

@@ -1,5 +1,6 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -7,7 +8,7 @@ import Testing
 /// The in-memory evaluation of a query's filters and order agrees with SQLite on every row it claims to know:
 /// each answer is checked against the database on a table of every affinity, filled with values of every
 /// storage class (an unsure answer is allowed, a wrong one is not).
-@Suite(.timeLimit(.minutes(10))) struct QueryEvaluatorTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct QueryEvaluatorTests {
     /// A row of the `mixed` table; the evaluator needs only its type.
     struct Mixed: Record {
         typealias Key = Int64

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
@@ -8,7 +9,7 @@ import Testing
 
 /// The reader pool lends each connection to one thread at a time, at most `maximum` of them, and never
 /// leaves a caller waiting for a connection that will not come.
-@Suite(.timeLimit(.minutes(10))) struct ReaderPoolTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ReaderPoolTests {
     /// A pool of read-only connections on a fresh WAL database file, its opens counted; the first
     /// `failingOpens` opens throw.
     private func withPool(maximum: Int, failingOpens: Int = 0, _ body: (ReaderPool, Locked<Int>) throws -> Void) throws {

@@ -1,12 +1,13 @@
 import Foundation
 import StoreSQLite
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Typed events decode their rows as fetches do: through ``RowDecodable`` when the record conforms.
-@Suite(.timeLimit(.minutes(10))) struct RecordEventTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RecordEventTests {
     private static let createTable = "CREATE TABLE marked (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"
 
     @Test func typedEventsUseTheRowDecoder() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct RepositoryTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RepositoryTests {
     @Test func everyColumnTypeRoundTrips() throws {
         try withTemporaryStore(configuration: Sample.configuration) { store, _ in
             let samples = store.repository(Sample.self)

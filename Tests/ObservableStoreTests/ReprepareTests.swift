@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Kept statements see columns added and dropped after they were prepared.
-@Suite(.timeLimit(.minutes(10))) struct ReprepareTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ReprepareTests {
     @Test func aCachedSelectStarSeesColumnsAddedLater() throws {
         try withTemporaryStore { store, _ throws in
             struct Wide: Decodable { var name: String; var extra: Int? }

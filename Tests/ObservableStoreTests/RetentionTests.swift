@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Pruning the change log by age, alone and with the count limit (the count limit and durable listeners
 /// are covered in DurableListenerTests).
-@Suite(.timeLimit(.minutes(10))) struct RetentionTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RetentionTests {
     /// A store that prunes only when asked, with `policy`'s limits, holding `commits` one-row commits
     /// (sequences 1...commits); the commits in `old` are then dated in the year 2000.
     private func withLog(

@@ -1,11 +1,12 @@
 import Foundation
 import StoreSQLite
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
-@Suite(.timeLimit(.minutes(10))) struct RowCodingTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RowCodingTests {
     @Test(arguments: [
         ("1970-01-01T00:00:00.000Z", 0.0),
         ("2026-11-22T10:00:01.250Z", 1_795_341_601.25),
@@ -133,7 +134,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(10))) struct ChangePayloadTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ChangePayloadTests {
     @Test func aMalformedPayloadIsACorruptionErrorNotACrash() {
         for bytes: [UInt8] in [[], [2], [1, 5], [1, 1, 1, 0x61, 1, 1, 0x78, 1, 9], [1, 0, 1, 0]] {
             let error = #expect(throws: StoreError.self) { try ChangePayload.decode(bytes) }

@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// The fast decoding path (``RowDecodable``) reads exactly what `Decodable` reads, and refuses what it refuses.
-@Suite(.timeLimit(.minutes(10))) struct RowDecodableTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RowDecodableTests {
     @Test func shippedRecordsReadTheSameThroughBothPaths() throws {
         try withTemporaryStore { store, _ in
             let created = Date(timeIntervalSince1970: 1_790_000_000.123)
@@ -219,7 +220,7 @@ private struct Shout: Record, RowEncodable {
 }
 
 /// The fast encoding path (``RowEncodable``) writes exactly what `Encodable` writes.
-@Suite(.timeLimit(.minutes(10))) struct RowEncodableTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RowEncodableTests {
     @Test func shippedRecordsWriteTheSameColumnsThroughBothPaths() throws {
         let when = Date(timeIntervalSince1970: 1_790_000_000.123)
         let nodes = [

@@ -1,6 +1,7 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 // Issue 22: a raw read after a column was added or dropped. The reader connection still holds the old schema (and,
@@ -38,7 +39,7 @@ enum ColumnChanger: String, Sendable, CaseIterable {
     case sqliteShell
 }
 
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct SchemaChangeReadTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct SchemaChangeReadTests {
     /// A row of `t`, decoded by column name: a column the table no longer has is nil.
     struct Wide: Decodable, Equatable {
         var id: Int64

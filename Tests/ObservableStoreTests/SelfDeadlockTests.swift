@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// Code that calls the store from inside the store (a read inside a read, a token released inside a write while
 /// a handler waits to write) goes on instead of waiting for itself.
-@Suite(.timeLimit(.minutes(10))) struct SelfDeadlockTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct SelfDeadlockTests {
     @Test func nestedReadsReuseTheThreadsReaderInsteadOfWaitingForThemselves() throws {
         var configuration = StoreConfiguration()
         configuration.maximumReaderCount = 1

@@ -1,8 +1,9 @@
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
-@Suite(.timeLimit(.minutes(10))) struct SpinPolicyTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct SpinPolicyTests {
     let start = ContinuousClock.now
 
     @Test func aThreadWhoseTurnsComeCloseTogetherSpinsForTheWholeWindow() {

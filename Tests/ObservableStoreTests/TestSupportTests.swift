@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// The helpers every other suite waits with end: a child that writes a lot to stderr, or never exits, and a
 /// condition that never holds, fail the test instead of hanging it.
-@Suite(.timeLimit(.minutes(10))) struct TestSupportTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TestSupportTests {
     @Test func aChildFillingStderrBeforeWritingStdoutIsReadInFull() throws {
         // 1 MB on stderr first: far more than a pipe holds, so reading stdout to its end first would deadlock.
         let child = try RunningProcess(

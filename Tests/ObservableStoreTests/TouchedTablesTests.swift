@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import ObservableStore
 
 /// The change log names the tables whose changes a commit kept, in the order first seen.
-@Suite(.timeLimit(.minutes(10))) struct TouchedTablesTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TouchedTablesTests {
     @Test func theLogNamesOnlyTablesWhoseChangesWereKept() throws {
         try withTemporaryStore { store, _ throws in
             try store.write { tx in

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 @testable import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct TransactionTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TransactionTests {
     struct Planned: Error {}
 
     @Test func aThrowingWriteRollsEverythingBack() throws {

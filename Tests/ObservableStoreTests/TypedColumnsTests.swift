@@ -1,10 +1,11 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// Typed columns (`.x`), key-path columns (`\.x`) and typed keys give what the string forms give, on a real store.
-@Suite(.timeLimit(.minutes(10))) struct TypedColumnsTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TypedColumnsTests {
     /// Twenty nodes: x = 0…19, names in reverse order, every third one red.
     private func fill(_ store: Store) throws {
         try store.write { tx in

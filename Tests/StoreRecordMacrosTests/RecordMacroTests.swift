@@ -2,12 +2,13 @@ import SwiftSyntaxBuilder
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
+import TestScheduling
 import Testing
 
 @testable import StoreRecordMacros
 
 /// What `@Record` writes for a struct, and the errors it reports for declarations it cannot store.
-@Suite(.timeLimit(.minutes(10))) struct RecordMacroTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct RecordMacroTests {
     private let macros: [String: MacroSpec] = [
         "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record", "RowDecodable", "RowEncodable"]),
         "Column": MacroSpec(type: ColumnMacro.self),

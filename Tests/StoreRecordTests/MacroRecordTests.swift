@@ -2,11 +2,12 @@ import Foundation
 import ObservableStore
 import StoreRecord
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// A `@Record` struct behaves as a hand-written fast record on a real store: round trips through the
 /// `RowDecodable`/`RowEncodable` fast paths, snake_case and renamed columns, typed and key-path filters, typed keys.
-@Suite(.timeLimit(.minutes(10))) struct MacroRecordTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct MacroRecordTests {
     @Test func theMacroMakesAFastRecord() {
         #expect(Card.tableName == "cards")
         #expect(Card.primaryKey == "id")

@@ -1,13 +1,14 @@
 import Foundation
 import ObservableStoreCore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import StoreSQLite
 
 /// `Connection.recordingReads`: what SQLite's authorizer reports of the statements prepared meanwhile, on a
 /// real file.
-@Suite(.timeLimit(.minutes(10))) struct AuthorizerTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct AuthorizerTests {
     private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path

@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStoreCore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 @testable import StoreSQLite
 
-@Suite(.timeLimit(.minutes(10))) struct ConnectionTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ConnectionTests {
     private func withConnection<T>(_ body: (Connection, String) throws -> T) throws -> T {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path

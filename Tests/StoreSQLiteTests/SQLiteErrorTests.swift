@@ -1,5 +1,6 @@
 import Foundation
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 @testable import StoreSQLite
@@ -9,7 +10,7 @@ import Testing
 // when it counts as out of space. (The real failure needs a file-size limit, so it runs in child processes:
 // BadInputTests.aFileSizeLimitInAWriterProcess… and StoreCtlBadInputTableTests.aFullDiskAtTheCommit….)
 
-@Suite(.timeLimit(.minutes(10))) struct SQLiteErrorTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct SQLiteErrorTests {
     static let ioErrWrite: Int32 = 778  // SQLITE_IOERR_WRITE
     static let ioErrFsync: Int32 = 1034  // SQLITE_IOERR_FSYNC
 

@@ -1,10 +1,11 @@
 import Foundation
 import ObservableStoreCore
+import TestScheduling
 import Testing
 
 @testable import StoreSQLite
 
-@Suite(.timeLimit(.minutes(10))) struct ValueCodecTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ValueCodecTests {
     @Test func valuesRoundTrip() throws {
         let values: [DatabaseValue] = [
             .null, .integer(0), .integer(-1), .integer(.min), .integer(.max), .integer(300), .real(-0.25), .real(.infinity),

@@ -1,11 +1,12 @@
 import Foundation
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// The fuzz harness's seed corpus and every input that once crashed a parser (`Tools/store-fuzz/Regressions`),
 /// replayed through the real `store-fuzz` binary: each must be accepted or refused cleanly, with the
 /// harness's properties holding.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct FuzzRegressionTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct FuzzRegressionTests {
     static let targets = ["json", "records", "where", "set", "key"]
 
     /// `Tools/store-fuzz` in the package.

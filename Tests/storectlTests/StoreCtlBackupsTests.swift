@@ -1,10 +1,11 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `storectl backups [list]` and `storectl backups prune --keep N`: the pre-migration backups by name.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlBackupsTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlBackupsTests {
     /// Backups of store.sqlite (two sets), and files that only look like them.
     private let backups = [
         "store.sqlite.pre-0002.bak", "store.sqlite.pre-0004.bak", "store.sqlite.pre-0003.bak",

@@ -1,6 +1,7 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 // Issue 7, bad input: one table of broken and hostile input, run through the real storectl binary.
@@ -480,7 +481,7 @@ extension BadInputCase {
 
 // MARK: - The table test
 
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlBadInputTableTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlBadInputTableTests {
     @Test(arguments: BadInputCase.all)
     func badInputFailsCleanlyAndChangesNothing(_ badInput: BadInputCase) throws {
         try withTemporaryDirectory { directory in

@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// storectl's global behaviour and its read commands: finding the store, errors, formats, `info`,
 /// `tables`, `schema`, `list`, `get`, `query` (STORECTL.md C.1–C.3).
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlBasicsTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlBasicsTests {
     // MARK: - Finding and creating the store
 
     @Test func initCreatesAStoreAndSaysSo() throws {
@@ -532,7 +533,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(10))) struct StoreCtlDurationTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest) struct StoreCtlDurationTests {
     @Test func hugeOrNegativeDurationsAreUsageErrorsNotCrashes() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)

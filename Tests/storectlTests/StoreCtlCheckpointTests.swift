@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `storectl checkpoint` and the WAL lines of `storectl info`, against a store this test holds open (so
 /// that storectl's connection is never the last one, whose close would checkpoint on its own).
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlCheckpointTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlCheckpointTests {
     /// Opens the store at `path`, commits `writes` one-row writes, and runs `body` with it open.
     private func withWrittenStore(_ path: String, writes: Int = 3, _ body: (Store) throws -> Void) throws {
         let store = try Store(path: path, configuration: inspectionConfiguration)

@@ -1,6 +1,7 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// The repository's Migrations folder, found from this file's path.
@@ -43,7 +44,7 @@ private func editHistoryOfFirstMigration(_ path: String) throws {
 }
 
 /// Schema states (older, newer, edited history) and the `migrate` commands (STORECTL.md C.5).
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlMigrationTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlMigrationTests {
     // MARK: - An older schema
 
     @Test func dataCommandsRefuseAnOlderSchemaAndMigrateNothing() throws {

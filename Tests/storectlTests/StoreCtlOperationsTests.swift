@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// storectl's operational commands: `watch`, `listeners`, `check`, `backup`, the busy timeout, `demo`
 /// (STORECTL.md C.1, C.3, C.4). Several start real processes side by side.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlOperationsTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlOperationsTests {
     // MARK: - watch
 
     @Test func watchSinceZeroReplaysTheLog() throws {

@@ -1,12 +1,13 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `list`, `query` and `get` print rows as they are stepped (issue 21): the exact bytes of every format and
 /// storage class, json arrays of any length, tables wider after their first rows, errors, and memory that does
 /// not grow with the number of rows.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlOutputTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlOutputTests {
     /// A store with table `kinds`: one row per storage class and per kind of text that needs care.
     private func withKindsStore(_ body: (String) throws -> Void) throws {
         try withTemporaryDirectory { directory in

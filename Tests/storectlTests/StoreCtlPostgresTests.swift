@@ -2,11 +2,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `storectl --db postgres://…`: the real binary against the test server, each test its own database
 /// (``PostgresTestDatabase``), and the same commands against a SQLite file where the output must agree.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes), .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes), .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct StoreCtlPostgresTests {
     /// The same rows for both engines: SQL that SQLite and PostgreSQL both run (explicit ids and times).
     static let seedSQL = [

@@ -1,13 +1,14 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 // Issue 22: `storectl query` and `list` print rows whose columns changed under them. Another process adds and drops
 // a column of `t (id, a)`; storectl prints the columns of the statement SQLite ran (it re-prepares a statement whose
 // schema changed inside its first step), never trapping on the difference.
 
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlSchemaChangeTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlSchemaChangeTests {
     /// A store with table `t (id, a)` holding rows 1 and 2.
     private func makeStoreWithT(in directory: URL) throws -> String {
         let path = try initStore(in: directory)

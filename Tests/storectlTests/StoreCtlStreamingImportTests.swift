@@ -1,12 +1,13 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// `storectl insert` and `upsert` stream their input (issue 21): every format lands complete and exact from
 /// inputs many blocks long; a bad record anywhere keeps nothing (or, with `--batch-size`, exactly the batches
 /// before it); `--dry-run` counts for real.
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlStreamingImportTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlStreamingImportTests {
     /// Records in the large inputs: about 2 MB of NDJSON, several of storectl's 256 KiB reads.
     static let large = 30_000
 

@@ -1,11 +1,12 @@
 import Foundation
 import ObservableStore
 import StoreTestSupport
+import TestScheduling
 import Testing
 
 /// storectl's write commands: `insert` (JSON, NDJSON, CSV; all or nothing), `upsert`, `update`, `delete`
 /// (STORECTL.md C.3 and "Why these choices").
-@Suite(.timeLimit(.minutes(10)), .tags(.processes)) struct StoreCtlWriteTests {
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlWriteTests {
     // MARK: - insert: input forms
 
     @Test func insertTakesOneJSONObjectAsTheArgument() throws {

@@ -1,10 +1,10 @@
-#if PostgreSQL
 import Foundation
 
-/// A task executor with one thread of its own, which runs the jobs of the tasks that prefer it, in order. The change
-/// feed's task runs on one: its publication calls listeners, which may block (a handler, a value read again), so it
-/// must not hold a thread of Swift's concurrency pool or of Dispatch's shared pool, whose few threads other work
-/// needs. Between jobs the thread waits on a condition.
+/// A task executor with one thread of its own, which runs the jobs of the tasks that prefer it, in order. For work that
+/// may block its thread and so must not hold one of the few threads of Swift's concurrency pool or of Dispatch's
+/// shared pool, which other work needs: a server change feed's task (its publication calls listeners, which may
+/// block: a handler, a value read again), and each test of the test suites. Between jobs the thread waits on a
+/// condition.
 package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []  // guarded by condition
@@ -12,8 +12,10 @@ package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Starts the executor's thread, named `name`.
     package init(name: String) {
-        let thread = Thread { [self] in runJobs() }
-        thread.name = name
+        let thread = Thread { [self] in
+            Thread.current.name = name  // on Linux, only a thread's own call names it for the system (gdb, ps)
+            runJobs()
+        }
         thread.qualityOfService = .userInitiated
         thread.start()
     }
@@ -54,4 +56,3 @@ package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 }
-#endif
