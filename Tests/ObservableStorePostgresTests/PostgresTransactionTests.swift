@@ -169,8 +169,7 @@ struct PostgresTransactionTests {
     }
 
     @Test func asyncFormsSuspendTheCaller() async throws {
-        // An async test awaits the forms directly: a synchronous test blocking a thread of the cooperative pool while a
-        // Task needs one starved on 2 cores under the full suite.
+        // An async test awaits the forms directly, as a caller on the concurrency pool would.
         guard let server = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try await ServerConnection.connect(server)

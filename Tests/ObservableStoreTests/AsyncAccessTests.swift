@@ -7,9 +7,8 @@ import Testing
 @testable import ObservableStore
 
 /// Polls `condition` every millisecond, at most `polls` times; throws ``TimedOut`` naming `what` when it still does
-/// not hold. Counted in polls rather than wall-clock time: in a full parallel run, other suites' synchronous tests
-/// can hold the cooperative pool (this test's thread too) for a minute or more, and a poll that did not get to run
-/// is not counted. The suite's time limit still ends a test that never progresses.
+/// not hold. Counted in polls rather than wall-clock time, so that a loaded machine, on which a poll runs late, does
+/// not shorten the wait. The suite's time limit still ends a test that never progresses.
 private func eventually(
     _ what: String, polls: Int = 20_000, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async throws {
@@ -46,10 +45,9 @@ private func result<Value: Sendable>(
     /// async tests, `#expect(message == "the store is closed")` saw its right-hand side as another string of the
     /// loop's body (a `value(of:)` description) and failed with equal strings (Swift 6.3.1, debug build).
     static let closedMessage = "the store is closed"
-    /// How long a holding call waits for the test to release it. Longer than the shared `helperWaitSeconds`: in a
-    /// full parallel run the cooperative pool can be held by other suites for over a minute before this test's
-    /// async calls even start, and a holder that gave up by then would let them run at once (the test would
-    /// then wait in vain for them to queue). Below the suite's time limit, so a failing test still ends.
+    /// How long a holding call waits for the test to release it: longer than any wait of the test (a holder that
+    /// gave up early would let the queued calls run at once, and the test would wait in vain for them to queue), and
+    /// below the suite's time limit, so a failing test still ends.
     static let holdSeconds: Double = 150
     /// Rows in the table the reads fetch from.
     static let storedNodes = 2_000
@@ -151,16 +149,14 @@ private func result<Value: Sendable>(
             // its own): 42 callers parked, +35 to +40 threads (Dispatch's limit on this 2-core machine), and the
             // probe, like the test's own sleep, did not run again until the holders gave up after 40 s (lateness
             // 40.04 s): the parked threads had taken the cooperative pool's. All three expectations below failed. This implementation: +0 threads, no caller parked, lateness 24-34 ms
-            // alone; in a full parallel run other suites' synchronous tests hold the pool too (5 s seen), hence the
-            // generous bound on lateness, below the 40 s the old code stalled for.
+            // alone; the bound on lateness leaves room for a loaded machine and stays below the 40 s of the stall.
             #expect(parkedReaders == 0, "\(parkedReaders) callers waited for a reader on a thread of their own")
             #expect(addedThreads <= 24, "the process grew \(addedThreads) threads under the load")
             #expect(lateness < .seconds(30), "a 1 ms sleep of the cooperative pool was \(lateness) late")
         }
     }
 
-    /// Waits for `job` without blocking a thread (a blocked thread of the cooperative pool would stall the tests
-    /// running beside this one); its value. Throws ``TimedOut`` naming `what` after the default wait.
+    /// Waits for `job` without blocking the test's thread (its tasks run there too); its value. Throws ``TimedOut`` naming `what` after the default wait.
     private func finished<Value: Sendable>(_ job: ThreadJob<Value>, _ what: String) async throws -> Value {
         try await eventually(what) { job.wait(seconds: 0) != nil }
         return job.wait(seconds: 0)!
