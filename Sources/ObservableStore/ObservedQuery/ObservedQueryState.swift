@@ -16,7 +16,8 @@ final class ObservedQueryState<R: Record>: Sendable {
     private let isEvaluable: Bool
     private let reads = Atomic<Int>(0)
 
-    /// How many times the query was read (the first value included).
+    /// How many reads of the query have fetched their rows (the first value included). Counted once the rows are
+    /// fetched: a commit made after the count grew is not in that read's snapshot.
     var readCount: Int { reads.load(ordering: .relaxed) }
 
     /// The state of an observation of `query`.
@@ -27,8 +28,8 @@ final class ObservedQueryState<R: Record>: Sendable {
 
     /// Reads the query in `tx` and holds the result, with the traits of its columns as `tx` sees the schema.
     func read(in tx: Transaction) throws -> [R] {
-        reads.add(1, ordering: .relaxed)
         let records = try tx.fetchAll(query)
+        reads.add(1, ordering: .relaxed)
         guard isEvaluable else { return records }
         let traits = tx.columnTraits(table: R.tableName, columns: QueryEvaluator<R>.columns(of: query))
         state.withLock { state in
