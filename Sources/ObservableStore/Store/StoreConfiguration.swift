@@ -80,7 +80,7 @@ public struct StoreConfiguration: Sendable {
     /// Told about every error a listener's handler throws, with the listener's name (nil by default).
     /// The error is also logged at warning level through ``logger``. Also told (and logged at error level)
     /// when a typed listener gets a row that does not decode (``/ObservableStoreCore/RecordEvent/decodingFailed(_:)``) or is
-    /// refused a filter that leaves its record's table out; see ``Store/listen(_:to:filter:options:handler:)``.
+    /// refused a filter that leaves its record's table out; see ``/ObservableStoreCore/ListeningStore/listen(_:to:filter:options:handler:)``.
     ///
     /// A listener that throws loses only that event; a durable listener keeps the commit unacknowledged and
     /// retries it. Called on the thread that ran the handler, right after it threw: be quick, and do not

@@ -1,13 +1,14 @@
 import Logging
 import Synchronization
 
-/// The listeners of one store: named ones (a name registered again replaces its listener), `changes()`
+/// The listeners of one store, the handle through which ``ListeningStore``'s methods work; its members are the
+/// library's own. Named listeners (a name registered again replaces its listener), `changes()`
 /// streams (no name), and the async sequences to end when the store closes.
 ///
-/// Listeners are indexed by the tables and keys of their filters (``ListenerIndex``): publishing a commit
+/// Listeners are indexed by the tables and keys of their filters (`ListenerIndex`): publishing a commit
 /// costs in proportion to the listeners it may match, not to all of them, and registering one costs in
-/// proportion to its filter. ``CommitPublisher`` reads copies of the indexes (``indexes``).
-package final class ListenerRegistry: Sendable {
+/// proportion to its filter. `CommitPublisher` reads copies of the indexes (`indexes`).
+public final class ListenerRegistry: Sendable {
     /// What the store's listeners share for delivery.
     package let context: DeliveryContext
     private let logger: Logger
