@@ -46,7 +46,15 @@ package struct ThreadPerTestTrait: SuiteTrait, TestTrait, TestScoping {
         let executor = ThreadTaskExecutor(name: "test")
         defer { executor.finish() }
         try await TestThread.$executor.withValue(executor) {
-            try await withTaskExecutorPreference(executor) { try await function() }
+            try await withTaskExecutorPreference(executor) {
+                // A suspension, so that the test's first job (a synchronous test's only one) is enqueued, and so runs
+                // on the preferred thread, rather than going on on the thread that ran this scope.
+                await Task.yield()
+                if !executor.isCurrentThread {
+                    Issue.record("the test did not move to a thread of its own: it would run on the concurrency pool")
+                }
+                try await function()
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A task executor with one thread of its own, which runs the jobs of the tasks that prefer it, in order. For work that
 /// may block its thread and so must not hold one of the few threads of Swift's concurrency pool or of Dispatch's
@@ -9,10 +10,27 @@ package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []  // guarded by condition
     private var isFinished = false  // guarded by condition
+    /// The thread's `pthread_self()`, once it runs (0 before).
+    private let threadID = Atomic<UInt>(0)
+
+    /// Whether the caller runs on the executor's thread.
+    package var isCurrentThread: Bool {
+        threadID.load(ordering: .relaxed) == ThreadTaskExecutor.currentThreadID
+    }
+
+    /// The calling thread's `pthread_self()`, as a number.
+    private static var currentThreadID: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
 
     /// Starts the executor's thread, named `name`.
     package init(name: String) {
         let thread = Thread { [self] in
+            threadID.store(ThreadTaskExecutor.currentThreadID, ordering: .relaxed)
             Thread.current.name = name  // on Linux, only a thread's own call names it for the system (gdb, ps)
             runJobs()
         }
