@@ -4,9 +4,9 @@ import TestScheduling
 import Testing
 
 /// The conformance cases on the PostgreSQL engine: each on its own database of the test server
-/// (OBSERVABLE_STORE_POSTGRES_URL), dropped afterwards. Without the URL the suite is skipped with the reason.
+/// (``PostgresTestServer``), dropped afterwards. Without a server the suite is skipped with the reason.
 @Suite(
-    .timeLimit(.minutes(10)), .threadPerTest, .enabled(if: PostgresTestServer.isAvailable, "OBSERVABLE_STORE_POSTGRES_URL is not set"))
+    .timeLimit(.minutes(10)), .threadPerTest, .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresConformanceTests {
     @Test(arguments: ConformanceCase.allCases) func conformance(_ testCase: ConformanceCase) async throws {
         try await withPostgresTestDatabase { database in

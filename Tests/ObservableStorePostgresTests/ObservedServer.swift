@@ -28,7 +28,7 @@ struct ObservedServer {
     static func withAsync<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (ObservedServer) async throws -> T
     ) async throws -> T {
-        guard let url = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
+        guard let url = TestServer.url else { throw TestServer.unavailable }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try await ServerConnection.connect(url)
         defer { admin.close() }

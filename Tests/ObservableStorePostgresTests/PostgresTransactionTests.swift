@@ -170,7 +170,7 @@ struct PostgresTransactionTests {
 
     @Test func asyncFormsSuspendTheCaller() async throws {
         // An async test awaits the forms directly, as a caller on the concurrency pool would.
-        guard let server = TestServer.url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
+        guard let server = TestServer.url else { throw TestServer.unavailable }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try await ServerConnection.connect(server)
         defer { admin.close() }

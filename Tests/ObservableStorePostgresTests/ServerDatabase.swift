@@ -2,18 +2,21 @@
 import Foundation
 import ObservableStoreCore
 import StorePostgres
+import StoreTestSupport
 import Testing
 
-/// The test server (OBSERVABLE_STORE_POSTGRES_URL), and a fresh database on it per test.
+/// The test server (``PostgresTestServer``: the URL in OBSERVABLE_STORE_POSTGRES_URL, or a private cluster this test
+/// process started), and a fresh database on it per test.
 enum TestServer {
-    /// The server's URL, or nil when the variable is not set (the tests are then skipped with ``skipReason``).
-    static let url: PostgresURL? = ProcessInfo.processInfo.environment["OBSERVABLE_STORE_POSTGRES_URL"].flatMap {
-        try? PostgresURL($0)
-    }
-    /// Whether the PostgreSQL tests can run.
-    static let isAvailable = url != nil
+    /// The server's URL, or nil when there is none (the tests are then skipped with ``skipReason``, or fail with
+    /// ``unavailable`` when PostgreSQL is installed but its cluster did not start).
+    static let url: PostgresURL? = PostgresTestServer.url.flatMap { try? PostgresURL($0) }
+    /// Whether the PostgreSQL tests run.
+    static let isAvailable = PostgresTestServer.isAvailable
     /// Why they are skipped otherwise.
-    static let skipReason: Comment = "OBSERVABLE_STORE_POSTGRES_URL is not set (see docs/POSTGRES.md, \"Running the tests\")"
+    static let skipReason = PostgresTestServer.skipReason
+    /// The error a test throws when it needs the server and there is none.
+    static var unavailable: StoreError { StoreError(.notFound, PostgresTestServer.unavailableReason) }
 
     /// The certificate authority of the test server's TLS certificate (`SHOW ssl_ca_file`), or nil when the server
     /// does not offer TLS (Tools/postgres-cluster starts one that does, when openssl is installed).
@@ -29,7 +32,7 @@ enum TestServer {
 
     /// Runs `body` with the URL of a new, empty database, dropped afterwards.
     static func withDatabase<T>(_ body: (PostgresURL) throws -> T) throws -> T {
-        guard let url else { throw StoreError(.notFound, "OBSERVABLE_STORE_POSTGRES_URL is not set") }
+        guard let url else { throw unavailable }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try ServerConnection.connect(url)
         defer { admin.close() }

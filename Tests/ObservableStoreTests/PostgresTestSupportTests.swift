@@ -5,7 +5,7 @@ import Testing
 
 /// StoreTestSupport's PostgreSQL helpers on the test server: each test database is new, reachable, and gone
 /// afterwards; a failing `psql` names the statement and the server's error.
-@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: PostgresTestServer.isAvailable, "OBSERVABLE_STORE_POSTGRES_URL is not set"))
+@Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresTestDatabaseTests {
     @Test func aTestDatabaseIsNewReachableByItsURLAndDroppedAfterwards() throws {
         let database = try PostgresTestDatabase()

@@ -26,7 +26,7 @@ public final class PostgresTestDatabase: Sendable {
     /// or `psql` fails.
     public init() throws {
         guard let serverURL = PostgresTestServer.url else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(PostgresTestServer.environmentVariable) is not set"])
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: PostgresTestServer.unavailableReason])
         }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         self.name = name

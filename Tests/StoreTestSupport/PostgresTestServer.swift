@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 
-/// The PostgreSQL server the tests use: the URL in the environment variable `OBSERVABLE_STORE_POSTGRES_URL`
-/// (`.ci/run` starts a private cluster and exports it). Without it, the PostgreSQL tests are skipped with
-/// ``skipReason``, never reported as passed.
+/// The PostgreSQL server the tests use: the URL in the environment variable `OBSERVABLE_STORE_POSTGRES_URL`, or else a
+/// private cluster the test process starts itself when PostgreSQL is installed, and removes when it ends
+/// (``PostgresTestCluster``). With neither, the PostgreSQL tests are skipped with ``skipReason``, never reported as
+/// passed; a cluster that failed to start fails them.
 ///
 /// For example:
 ///
 /// ```swift
-/// @Suite(.enabled(if: PostgresTestServer.isAvailable, "OBSERVABLE_STORE_POSTGRES_URL is not set"))
+/// @Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 /// struct PostgresThingTests { ... }
 /// ```
 public enum PostgresTestServer {
@@ -16,16 +17,31 @@ public enum PostgresTestServer {
     public static let environmentVariable = "OBSERVABLE_STORE_POSTGRES_URL"
 
     /// Why the PostgreSQL tests are skipped when ``isAvailable`` is false.
-    public static let skipReason: Comment = "OBSERVABLE_STORE_POSTGRES_URL is not set"
+    public static let skipReason: Comment =
+        "PostgreSQL is not installed (apt-get install -y postgresql) and OBSERVABLE_STORE_POSTGRES_URL is not set"
 
-    /// The server's URL (a superuser's, on a database that exists), or nil when the variable is not set or empty.
+    /// The server's URL (a superuser's, on a database that exists), or nil when there is none (see
+    /// ``unavailableReason``).
     public static var url: String? {
-        guard let url = ProcessInfo.processInfo.environment[environmentVariable], !url.isEmpty else { return nil }
-        return url
+        if case .server(let url) = PostgresTestCluster.outcome { return url }
+        return nil
     }
 
-    /// Whether a server was given: the PostgreSQL tests run only then.
-    public static var isAvailable: Bool { url != nil }
+    /// Whether the PostgreSQL tests run: a server was given or is installed (if it could not be started, the tests
+    /// run and fail with ``unavailableReason``).
+    public static var isAvailable: Bool {
+        if case .notInstalled = PostgresTestCluster.outcome { return false }
+        return true
+    }
+
+    /// Why ``url`` is nil: PostgreSQL is not installed, or its cluster did not start (and why).
+    public static var unavailableReason: String {
+        switch PostgresTestCluster.outcome {
+        case .server: "a server is available"
+        case .notInstalled: skipReason.rawValue
+        case .failed(let reason): reason
+        }
+    }
 
     /// The `psql` client's path; throws when it is not installed.
     public static func psqlPath() throws -> String {
