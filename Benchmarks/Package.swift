@@ -36,7 +36,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // PostgresStore against raw postgres-nio on a real server (issue 20):
+        // PostgresStore against raw postgres-nio on a real server:
         //   swift run -c release --package-path Benchmarks store-bench-postgres --url postgres://user@host:port/db
         .executableTarget(
             name: "store-bench-postgres",

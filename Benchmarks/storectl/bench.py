@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""storectl against the tools people compare it with (issue 21): import, export and peak memory.
+"""storectl against the tools people compare it with: import, export and peak memory.
 
 Builds nothing. First, from the repository root:
     swift build -c release --product storectl

@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-// Issue 7, bad input, the library's side of StoreCtlBadInputTableTests, through the public API only:
+// Bad input, the library's side of StoreCtlBadInputTableTests, through the public API only:
 // - opening what is not a healthy, compatible store file fails with the right `StoreError.code` and leaves
 //   the file's bytes as they were;
 // - a write that fails (wrong type, constraint, bad SQL, a value over SQLite's limit, a full disk) fails with

@@ -5,7 +5,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-/// One test per item of the change-capture hazard list (OBSERVATION-NOTES.md 8.6, issue 3).
+/// One test per item of the change-capture hazard list (OBSERVATION-NOTES.md 8.6).
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CaptureTests {
     private static let hazardTables = try! MigrationSet(
         name: "hazards",

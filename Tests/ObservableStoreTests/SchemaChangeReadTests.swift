@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-// Issue 22: a raw read after a column was added or dropped. The reader connection still holds the old schema (and,
+// A raw read after a column was added or dropped. The reader connection still holds the old schema (and,
 // for the cached paths, the statement prepared with it); SQLite re-prepares the statement inside its first step,
 // with other columns. Each raw path must return the new columns, or fail with a StoreError: never trap.
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoreSQLite
 
-// Issue 22: a write that fails inside COMMIT under a file-size limit gives SQLITE_IOERR_WRITE (778) with
+// A write that fails inside COMMIT under a file-size limit gives SQLITE_IOERR_WRITE (778) with
 // `sqlite3_system_errno` at 0, the cause (EFBIG) left only in the thread's errno. Which errno an error keeps, and
 // when it counts as out of space. (The real failure needs a file-size limit, so it runs in child processes:
 // BadInputTests.aFileSizeLimitInAWriterProcess… and StoreCtlBadInputTableTests.aFullDiskAtTheCommit….)

@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-// Issue 7, bad input: one table of broken and hostile input, run through the real storectl binary.
+// Bad input: one table of broken and hostile input, run through the real storectl binary.
 //
 // Every case checks:
 // - the documented exit code (STORECTL.md C.2), no crash and no stack trace;

@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-/// Peak memory of `storectl insert` does not depend on the number of records (issue 21): the same import at
+/// Peak memory of `storectl insert` does not depend on the number of records: the same import at
 /// 50,000 and 500,000 records (ten times as many; 1,000,000 would take over a minute in the debug build the tests
 /// use) peaks within 1.2 times plus 4 MB of each other. A memory check, not a timing.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlImportMemoryTests {

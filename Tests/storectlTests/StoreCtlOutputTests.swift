@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-/// `list`, `query` and `get` print rows as they are stepped (issue 21): the exact bytes of every format and
+/// `list`, `query` and `get` print rows as they are stepped: the exact bytes of every format and
 /// storage class, json arrays of any length, tables wider after their first rows, errors, and memory that does
 /// not grow with the number of rows.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlOutputTests {

@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-// Issue 22: `storectl query` and `list` print rows whose columns changed under them. Another process adds and drops
+// `storectl query` and `list` print rows whose columns changed under them. Another process adds and drops
 // a column of `t (id, a)`; storectl prints the columns of the statement SQLite ran (it re-prepares a statement whose
 // schema changed inside its first step), never trapping on the difference.
 

@@ -4,7 +4,7 @@ import StoreTestSupport
 import TestScheduling
 import Testing
 
-/// `storectl insert` and `upsert` stream their input (issue 21): every format lands complete and exact from
+/// `storectl insert` and `upsert` stream their input: every format lands complete and exact from
 /// inputs many blocks long; a bad record anywhere keeps nothing (or, with `--batch-size`, exactly the batches
 /// before it); `--dry-run` counts for real.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlStreamingImportTests {

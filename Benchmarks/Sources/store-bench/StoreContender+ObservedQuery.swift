@@ -24,7 +24,7 @@ extension StoreContender {
         let (recorder, task) = try startObserving(workload)
         defer { task.cancel() }
         let first = try required(recorder.last?.value.first, "store live query's first row")
-        // A diagnostic (RESULTS.md, issue 18): with BENCH_CHECKPOINT_FIRST set, the WAL is checkpointed before the
+        // A diagnostic (RESULTS.md): with BENCH_CHECKPOINT_FIRST set, the WAL is checkpointed before the
         // measured commits, so that they do not reach the automatic checkpoint.
         if ProcessInfo.processInfo.environment["BENCH_CHECKPOINT_FIRST"] != nil { _ = try store.checkpoint(.truncate) }
         let start = ContinuousClock.now

@@ -1,7 +1,7 @@
 import BenchSupport
 import Foundation
 
-/// The benchmark cases (issue 6), each run in a fresh process and directory.
+/// The benchmark cases, each run in a fresh process and directory.
 enum Workload: String, CaseIterable {
     case bulkInsert = "bulk_insert"
     /// bulk_insert with the store's change log off and no listener (raw and GRDB run bulk_insert).
@@ -61,7 +61,7 @@ enum Workload: String, CaseIterable {
     case memoryFetchAll = "memory_fetch_all"
     case memoryListeners = "memory_1000_listeners"
     /// A live query `x > k ORDER BY name LIMIT 50` (index on `x`, k = 90% of the table) while each commit
-    /// changes a row outside its result: seconds per commit until the observer has caught up (issue 18). Raw:
+    /// changes a row outside its result: seconds per commit until the observer has caught up. Raw:
     /// the same commits with no observer, the floor.
     case observedQueryIrrelevant10k = "observed_query_irrelevant_10k"
     case observedQueryIrrelevant100k = "observed_query_irrelevant_100k"
@@ -81,7 +81,7 @@ enum Workload: String, CaseIterable {
     /// fetch_all of a `@Record` type with NodeVO's columns (store only; its ratio is to the store's fetch_all).
     case macroRecordFetch = "macro_record_fetch"
     /// One transaction of `bigTransactionRows` inserts through the library, logged in pieces and delivered to a
-    /// listener (issue 21): seconds until the listener has its last piece, and peak RSS (store only).
+    /// listener: seconds until the listener has its last piece, and peak RSS (store only).
     case bigTransaction = "big_transaction"
     /// big_transaction with change tracking off (no capture, no log, no listener): its ratio is the cost of the log.
     case bigTransactionLogOff = "big_transaction_log_off"
@@ -91,7 +91,7 @@ enum Workload: String, CaseIterable {
         [.bulkInsertLogOff, .smallTransactionsLogOff, .updateManyLogOff, .bigTransactionLogOff].contains(self)
     }
 
-    /// Sizes (issue 6).
+    /// Sizes.
     static let bulkRows = 200_000
     /// big_transaction's rows: 2,000,000, or `BENCH_BIG_TRANSACTION_ROWS` (to compare peak memory at other sizes).
     static let bigTransactionRows = ProcessInfo.processInfo.environment["BENCH_BIG_TRANSACTION_ROWS"].flatMap(Int.init) ?? 2_000_000

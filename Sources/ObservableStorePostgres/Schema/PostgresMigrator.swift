@@ -85,8 +85,8 @@ struct PostgresMigrator {
     /// written, and rolls everything back. The real SQL meets the real data, so errors and durations are real.
     ///
     /// Waits for each lock at most ``PostgresStoreConfiguration/migrationLockTimeout``. What ROLLBACK does not undo
-    /// stays: a `setval` a file calls, and sequence values drawn. The caller must not reuse the connection (session
-    /// state a file set).
+    /// stays: a `setval` a file calls, and sequence values drawn. The caller must not reuse the connection (state a
+    /// file set on its session).
     func rehearse() throws -> [AppliedMigration] {
         try connection.execute("BEGIN")
         do {

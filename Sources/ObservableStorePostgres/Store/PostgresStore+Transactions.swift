@@ -49,15 +49,15 @@ extension PostgresStore {
         let written = try pool.withConnection { connection in
             // The origin is a session setting, sent only when it differs from the one this connection's last commit
             // left (a rolled-back transaction's change is undone with it): most writes need no statement for it.
-            let sessionOrigin = origin ?? ""
-            let setsOrigin = connection.sessionOrigin != sessionOrigin
+            let wantedOrigin = origin ?? ""
+            let setsOrigin = connection.sessionOrigin != wantedOrigin
             let (value, transactionID) = try connection.inTransaction("BEGIN") {
-                if setsOrigin { try connection.query(PostgresStore.originSetting, [.text(sessionOrigin)]) }
+                if setsOrigin { try connection.query(PostgresStore.originSetting, [.text(wantedOrigin)]) }
                 let value = try withTransaction(on: connection, kind: .write, body)
                 // On the 0001 scheme the commit row is found by transaction id after COMMIT.
                 return (value, numbersCommitsAfterCommit ? nil : try connection.query(PostgresStore.transactionIDQuery).scalar)
             }
-            connection.sessionOrigin = sessionOrigin
+            connection.sessionOrigin = wantedOrigin
             // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
             // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
             // connection's next write would take for its own: the connection is not reused.
@@ -80,16 +80,16 @@ extension PostgresStore {
     ) async throws -> CommittedWrite<T> {
         guard !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else { throw PostgresStore.nestedWrite }
         let written = try await pool.withConnection { connection in
-            let sessionOrigin = origin ?? ""
-            let setsOrigin = connection.sessionOrigin != sessionOrigin
+            let wantedOrigin = origin ?? ""
+            let setsOrigin = connection.sessionOrigin != wantedOrigin
             let (value, transactionID) = try await connection.inTransaction("BEGIN") {
-                if setsOrigin { try await connection.query(PostgresStore.originSetting, [.text(sessionOrigin)]) }
+                if setsOrigin { try await connection.query(PostgresStore.originSetting, [.text(wantedOrigin)]) }
                 let value = try await PostgresStore.$writingStores.withValue(PostgresStore.writingStores.union([ObjectIdentifier(self)])) {
                     try await withTransaction(on: connection, kind: .write, body)
                 }
                 return (value, numbersCommitsAfterCommit ? nil : try await connection.query(PostgresStore.transactionIDQuery).scalar)
             }
-            connection.sessionOrigin = sessionOrigin
+            connection.sessionOrigin = wantedOrigin
             var sequence: Int64?
             do {
                 if let lookup = committedSequenceQuery(transactionID: transactionID) {
