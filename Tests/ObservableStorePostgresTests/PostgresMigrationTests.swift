@@ -178,6 +178,7 @@ struct PostgresMigrationTests {
     /// With `migrationLockTimeout`, a rehearsal, a repair and a migration that wait for a lock (the migration lock
     /// another host holds, a table a long transaction holds) end with `busy` instead of waiting, and change nothing.
     @Test func aRehearsalAndARepairWaitAtMostTheLockTimeout() throws {
+        #expect(PostgresStoreConfiguration().migrationLockTimeout == .seconds(30), "the default, as on SQLite")
         try TestServer.withDatabase { url in
             try PostgresStore(url: url.text, configuration: try billing([createInvoices])).close()
             var pending = try billing([createInvoices, "ALTER TABLE invoices ADD COLUMN paid boolean;"])

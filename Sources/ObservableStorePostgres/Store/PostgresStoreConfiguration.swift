@@ -30,8 +30,8 @@ public struct PostgresStoreConfiguration: Sendable {
     /// How long migrating, rehearsing (`rehearsePendingMigrations()`) or repairing (`acceptMigrationChange`) waits for
     /// each lock — the migration lock another host holds, a table a file alters — before it throws
     /// ``/ObservableStoreCore/StoreError/Code/busy`` with nothing of that file applied (`SET LOCAL lock_timeout`).
-    /// Nil (the default): as long as it takes.
-    public var migrationLockTimeout: Duration?
+    /// 30 s by default, as on SQLite; nil: as long as it takes.
+    public var migrationLockTimeout: Duration? = .seconds(30)
     /// Where the store logs (nothing by default).
     public var logger = Logger(label: "ObservableStore.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Called when a listener's handler throws, with the listener's name.
