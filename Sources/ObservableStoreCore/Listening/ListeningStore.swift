@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// A store whose commits reach named listeners: `Store` (SQLite) and `PostgresStore` conform, and the listening API
 /// (``listen(_:filter:options:handler:)``, ``removeListener(_:)``, ``listenerNames``, ``changes(filter:bufferSize:)``)
