@@ -77,6 +77,7 @@ enum PostgresTestCluster {
         // Only the script may hold the pipe: a later child process that inherited its write end would keep the
         // cluster alive after this process ended.
         _ = fcntl(stdin.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(stdout.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
         try process.run()
         running = (process, stdin)
         try? stdout.fileHandleForWriting.close()
