@@ -61,16 +61,7 @@ final class SerializedWriter: @unchecked Sendable {
     var waitingWrites: Int { waiting.load(ordering: .relaxed) }
 
     /// Whether the caller runs inside a write of this writer.
-    private var isInsideWrite: Bool { owner.load(ordering: .relaxed) == SerializedWriter.currentThread }
-
-    /// The calling thread's `pthread_self()`, as a number.
-    private static var currentThread: UInt {
-        #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
-        #else
-            UInt(pthread_self())
-        #endif
-    }
+    private var isInsideWrite: Bool { owner.load(ordering: .relaxed) == ThreadIdentity.current }
 
     /// Runs `body` with the writer and waits for it. `countsAsWrite: false` keeps the change feed from
     /// taking it for a write of this process (the feed's own checks, which must not wake it again).
@@ -162,7 +153,7 @@ final class SerializedWriter: @unchecked Sendable {
 
     /// Runs `body` marked as inside a write of this writer (``isInsideWrite``) and of any (``isInsideAnyWrite``).
     private func insideWrite<T>(_ body: () throws -> T) rethrows -> T {
-        owner.store(SerializedWriter.currentThread, ordering: .relaxed)
+        owner.store(ThreadIdentity.current, ordering: .relaxed)
         let outer = pthread_getspecific(SerializedWriter.insideWriteKey)
         pthread_setspecific(SerializedWriter.insideWriteKey, UnsafeRawPointer(bitPattern: 1))
         defer {

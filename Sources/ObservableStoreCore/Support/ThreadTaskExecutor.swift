@@ -15,22 +15,13 @@ package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Whether the caller runs on the executor's thread.
     package var isCurrentThread: Bool {
-        threadID.load(ordering: .relaxed) == ThreadTaskExecutor.currentThreadID
-    }
-
-    /// The calling thread's `pthread_self()`, as a number.
-    private static var currentThreadID: UInt {
-        #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
-        #else
-            UInt(pthread_self())
-        #endif
+        threadID.load(ordering: .relaxed) == ThreadIdentity.current
     }
 
     /// Starts the executor's thread, named `name`.
     package init(name: String) {
         let thread = Thread { [self] in
-            threadID.store(ThreadTaskExecutor.currentThreadID, ordering: .relaxed)
+            threadID.store(ThreadIdentity.current, ordering: .relaxed)
             Thread.current.name = name  // on Linux, only a thread's own call names it for the system (gdb, ps)
             runJobs()
         }
