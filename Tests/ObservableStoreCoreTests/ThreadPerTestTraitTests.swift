@@ -30,3 +30,15 @@ import Testing
         #expect(ProcessInfo.processInfo.environment["SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"] == String(width))
     }
 }
+
+/// A test marked to run alone runs with no other test beside it, from its start to its end, even while the run has
+/// other tests waiting (a full run).
+@Suite(.timeLimit(.minutes(10)), .threadPerTest(alone: true)) struct ThreadPerTestAloneTests {
+    @Test func noOtherTestRunsBesideIt() async throws {
+        #expect(TestThread.executor?.isCurrentThread == true)
+        for _ in 0..<50 {
+            #expect(ThreadPerTestTrait.runningNow == 1)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

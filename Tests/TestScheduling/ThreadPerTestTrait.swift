@@ -17,9 +17,29 @@ import Testing
 /// `SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH`, which `test_run_width.c` sets when the test process starts
 /// (twice the cores). A test run with more tests at once than that records an issue, so that a change of the variable
 /// (it is experimental) does not silently start every test at once.
+///
+/// A test that measures the whole process (its thread count, say) runs alone: `.threadPerTest(alone: true)`. It waits
+/// until the tests running beside it end, and no other test starts until it ends.
 package struct ThreadPerTestTrait: SuiteTrait, TestTrait, TestScoping {
-    /// The tests running under the trait now.
-    private static let running = Atomic<Int>(0)
+    /// Whether each test runs with no other test of the run beside it.
+    package var runsAlone = false
+
+    /// The tests under the trait that run now, and those that wait to run alone.
+    private struct Occupancy {
+        /// Tests running beside others.
+        var sharing = 0
+        /// Whether a test runs alone now.
+        var aloneRunning = false
+        /// Tests waiting to run alone; while there are any, no other test starts.
+        var aloneWaiting = 0
+    }
+
+    private static let occupancy = Mutex(Occupancy())
+
+    /// How many tests under the trait run now.
+    package static var runningNow: Int {
+        occupancy.withLock { $0.sharing + ($0.aloneRunning ? 1 : 0) }
+    }
 
     /// Every test in the suite, and in the suites nested in it.
     package var isRecursive: Bool { true }
@@ -33,9 +53,14 @@ package struct ThreadPerTestTrait: SuiteTrait, TestTrait, TestScoping {
     package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        if TestThread.executor != nil { return try await function() }
-        let running = Self.running.add(1, ordering: .relaxed).newValue
-        defer { Self.running.subtract(1, ordering: .relaxed) }
+        if TestThread.executor != nil {
+            if runsAlone {
+                Issue.record("threadPerTest(alone: true) inside a suite marked .threadPerTest: mark the suite instead")
+            }
+            return try await function()
+        }
+        let running = try await enter()
+        defer { leave() }
         let width = Int(observable_store_test_run_width())
         if width == 0 || running > width {
             let message =
@@ -57,11 +82,48 @@ package struct ThreadPerTestTrait: SuiteTrait, TestTrait, TestScoping {
             }
         }
     }
+
+    /// Waits for the test's turn: for a test that runs alone, until no other test runs; for any other, until no test
+    /// runs or waits to run alone. Returns how many tests run now, this one included. Throws if the test is cancelled
+    /// (its time limit) while it waits.
+    private func enter() async throws -> Int {
+        if runsAlone { Self.occupancy.withLock { $0.aloneWaiting += 1 } }
+        while true {
+            let running: Int? = Self.occupancy.withLock { occupancy in
+                if runsAlone {
+                    guard occupancy.sharing == 0, !occupancy.aloneRunning else { return nil }
+                    occupancy.aloneWaiting -= 1
+                    occupancy.aloneRunning = true
+                    return 1
+                }
+                guard !occupancy.aloneRunning, occupancy.aloneWaiting == 0 else { return nil }
+                occupancy.sharing += 1
+                return occupancy.sharing
+            }
+            if let running { return running }
+            do {
+                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                if runsAlone { Self.occupancy.withLock { $0.aloneWaiting -= 1 } }
+                throw error
+            }
+        }
+    }
+
+    /// Ends the test's turn.
+    private func leave() {
+        Self.occupancy.withLock { occupancy in
+            if runsAlone { occupancy.aloneRunning = false } else { occupancy.sharing -= 1 }
+        }
+    }
 }
 
 extension Trait where Self == ThreadPerTestTrait {
     /// Each test of the suite on a thread of its own (``ThreadPerTestTrait``).
     package static var threadPerTest: Self { Self() }
+
+    /// Each test of the suite on a thread of its own; with `alone`, each runs with no other test beside it.
+    package static func threadPerTest(alone: Bool) -> Self { Self(runsAlone: alone) }
 }
 
 /// The thread of the test running now.
