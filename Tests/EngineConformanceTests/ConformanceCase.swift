@@ -21,6 +21,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case bindAndFireHasNoGapOrDuplicate
     case bindAndFireOnAPropertyAndAQuery
     case observedValuesFollowTheirQuery
+    case liveModelsFollowTheStoreAndEndWithIt
     case durableListenerResumesAfterReopen
     case durableAcknowledgementInsideTheHandlersWrite
     case migrationHistoryIsRecorded
@@ -52,6 +53,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .bindAndFireHasNoGapOrDuplicate: try Cases.bindAndFireHasNoGapOrDuplicate(engine)
         case .bindAndFireOnAPropertyAndAQuery: try Cases.bindAndFireOnAPropertyAndAQuery(engine)
         case .observedValuesFollowTheirQuery: try await Cases.observedValuesFollowTheirQuery(engine)
+        case .liveModelsFollowTheStoreAndEndWithIt: try await Cases.liveModelsFollowTheStoreAndEndWithIt(engine)
         case .durableListenerResumesAfterReopen: try Cases.durableListenerResumesAfterReopen(engine)
         case .durableAcknowledgementInsideTheHandlersWrite: try Cases.durableAcknowledgementInsideTheHandlersWrite(engine)
         case .migrationHistoryIsRecorded: try Cases.migrationHistoryIsRecorded(engine)

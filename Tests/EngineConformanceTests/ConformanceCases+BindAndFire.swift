@@ -92,9 +92,47 @@ extension ConformanceCases {
             let oneTask = Task { for try await element in one { followed.append(element.value?.name) } }
             defer { oneTask.cancel() }
             try await waitUntil("the record's first value") { followed.count == 1 }
-            #expect(try store.write(origin: nil) { try $0.delete(NodeVO.self, key: addedKey) })
+            #expect(try await store.write(origin: nil) { try $0.delete(NodeVO.self, key: addedKey) })
             try await waitUntil("nil after the delete") { followed.count == 2 }
             #expect(followed.all == ["a", nil])
         }
+    }
+
+    /// `LiveQuery` and `LiveRecord`, made through the store protocol: their value at once, then the store's commits on
+    /// the main actor (their default); a model made on a closed store starts empty with the error.
+    @MainActor static func liveModelsFollowTheStoreAndEndWithIt<E: ConformanceEngine>(_ engine: E) async throws {
+        let store = try engine.open()
+        defer { store.close() }
+        let id = try #require(try store.repository(NodeVO.self, origin: nil).insert(NodeVO(name: "b", x: 200, y: 0)).id)
+        let start = try store.lastSequence()
+        let big = LiveQuery(Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
+        let record = LiveRecord(NodeVO.self, key: id, in: store)
+        #expect(big.records.map(\.name) == ["b"] && big.sequence == start && big.isObserving && big.error == nil)
+        #expect(record.record?.name == "b" && record.sequence == start)
+
+        let renamed = try await store.writeReturningCommit(origin: nil) { tx in
+            _ = try tx.insert(NodeVO(name: "a", x: 300, y: 0))
+            _ = try tx.insert(NodeVO(name: "small", x: 5, y: 0))
+            guard var node = try tx.fetch(NodeVO.self, key: id) else { throw StoreError(.notFound, "node \(id)") }
+            node.name = "b2"
+            try tx.update(node)
+        }
+        let renamedAt = try #require(renamed.sequence)
+        try await waitUntil("the models at the rename") { big.sequence == renamedAt && record.sequence == renamedAt }
+        #expect(big.records.map(\.name) == ["a", "b2"])
+        #expect(record.record?.name == "b2")
+
+        #expect(try store.repository(NodeVO.self, origin: nil).delete(key: id))
+        let deleted = try store.lastSequence()
+        try await waitUntil("the models at the delete") { big.sequence == deleted && record.sequence == deleted }
+        #expect(record.record == nil)
+        #expect(big.records.map(\.name) == ["a"])
+
+        store.close()
+        try await waitUntil("the models to end with the store") { !big.isObserving && !record.isObserving }
+        #expect(big.error == nil && record.error == nil)
+        #expect(big.records.map(\.name) == ["a"], "the last records stay")
+        let late = LiveRecord(NodeVO.self, key: id, in: store)
+        #expect(late.record == nil && !late.isObserving && late.error != nil)
     }
 }

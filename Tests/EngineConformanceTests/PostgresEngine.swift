@@ -7,12 +7,10 @@ import StoreTestSupport
 // The PostgreSQL engine's types conform with no body, as the SQLite engine's do: the conformance protocols are the
 // API both engines share.
 extension PostgresStore: ConformanceStore {}
-extension PostgresTransaction: ConformanceTransaction {}
 extension PostgresRepository: ConformanceRepository {}
 
 extension PostgresStore {
     typealias NodeRepository = PostgresRepository<NodeVO>
-    typealias CommittedVoid = CommittedWrite<Void>
 }
 
 /// The PostgreSQL engine's store type.

@@ -46,9 +46,8 @@ extension Store {
         // overflow it, and the missed-commits resync that follows runs the read. A burst of relevant commits
         // still runs it about once: the read reflects the newest commit, and the buffered ones up to that
         // one are dropped.
-        let token = try ValueBinding.bind(
+        let token = try bind(
             "observe-tracking-\(UUID().uuidString)", filter: .all, options: ListenerOptions(), isStream: true,
-            engine: self, registry: registry,
             fetch: { tx in
                 Result {
                     let (value, recorded) = try ReadRegion.recording(in: tx) { try read(tx) }

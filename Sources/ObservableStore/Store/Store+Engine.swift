@@ -3,7 +3,10 @@ import StoreSQLite
 
 // The SQLite engine's side of the core's engine protocol: snapshots on reader connections, the change log
 // (`_store_commits`, `_store_commit_pieces`), and durable cursors (`_store_listeners`).
-extension Store: StoreEngine {
+extension Store: RecordEngine {
+    /// A snapshot is a read transaction.
+    package typealias Snapshot = Transaction
+
     package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
         try read { tx in (try body(tx), SnapshotPosition(sequence: try ChangeLog.lastSequence(tx))) }
     }

@@ -54,4 +54,12 @@ package enum ValueBinding {
         listener.release(after: position.sequence) { deliver(value, position.sequence) }
         return token
     }
+
+    /// What `commit` does to the record of `R` whose primary key is `key`: its last change gives the new value
+    /// (nil once deleted), a commit without one leaves it alone, a schema change reads it again.
+    package static func recordStep<R: Record>(for commit: Commit, key: DatabaseValue, _ type: R.Type) throws -> Step<R?> {
+        guard !commit.schemaChanged else { return .refetch }
+        guard let change = commit.changes.last(where: { $0.key == [key] }) else { return .skip }
+        return .deliver(try change.new.map { try $0.decode(R.self) })
+    }
 }

@@ -4,7 +4,10 @@ import StorePostgres
 
 // The PostgreSQL engine's side of the core's engine protocol: snapshots in REPEATABLE READ on pooled connections,
 // the change log (`_store_commits`, `_store_changes`), and durable cursors (`_store_listeners`).
-extension PostgresStore: StoreEngine {
+extension PostgresStore: RecordEngine {
+    /// A snapshot is a read transaction.
+    package typealias Snapshot = PostgresTransaction
+
     /// Runs `body` in one REPEATABLE READ snapshot and says which commits it holds: every commit up to the head it
     /// read, and the commits it holds that were not numbered yet when it was taken (committed, waiting for a
     /// stamper), numbered here before this returns (docs/POSTGRES.md, "What a snapshot holds").

@@ -1,15 +1,12 @@
 import Foundation
-import ObservableStoreCore
-import StoreSQLite
 
-extension Store {
-    /// Bind and fire: calls `handler` at once with the record whose primary key is `key` (nil if there
-    /// is none), then again after every commit that inserts, changes or deletes it.
+extension RecordStore {
+    /// Bind and fire: calls `handler` at once with the record whose primary key is `key` (nil if there is none),
+    /// then again after every commit that inserts, changes or deletes it — by any writer.
     ///
-    /// The first value and the commit sequence it reflects are read in one read transaction, so no
-    /// later commit is missed and none is applied twice. The first call happens before this returns,
-    /// on the calling thread; later ones on the listener's delivery thread. Same naming and lifetime
-    /// rules as ``listen(_:filter:options:handler:)``.
+    /// The first value and the commit sequence it reflects are read in one snapshot, so no later commit is missed
+    /// and none is applied twice. The first call happens before this returns, on the calling thread; later ones on
+    /// the listener's delivery thread. Same naming and lifetime rules as ``ListeningStore/listen(_:filter:options:handler:)``.
     ///
     /// For example:
     ///
@@ -26,15 +23,12 @@ extension Store {
         return try bind(
             name, filter: ChangeFilter(tables: [R.tableName], keys: [keyValue]), options: options,
             fetch: { tx in try tx.fetch(R.self, key: key) },
-            apply: { commit in
-                guard !commit.schemaChanged else { return .refetch }
-                guard let change = commit.changes.last(where: { $0.key == [keyValue] }) else { return .skip }
-                return .deliver(try change.new.map { try $0.decode(R.self) })
-            }, deliver: handler)
+            apply: { commit in try ValueBinding.recordStep(for: commit, key: keyValue, R.self) },
+            deliver: { value, _ in handler(value) })
     }
 
-    /// Bind and fire on one property of one record: calls `handler` at once with the value at
-    /// `keyPath` (nil when the record does not exist), then each time a commit changes that value.
+    /// Bind and fire on one property of one record: calls `handler` at once with the value at `keyPath` (nil when
+    /// the record does not exist), then each time a commit changes that value.
     ///
     /// For example:
     ///
@@ -54,31 +48,32 @@ extension Store {
         }
     }
 
-    /// Bind and fire on a query: calls `handler` at once with the query's records, then after every
-    /// commit that changes `R`'s table, with the records fetched again.
+    /// Bind and fire on a query: calls `handler` at once with the query's records, then after every commit that
+    /// changes `R`'s table, with the records fetched again.
     ///
     /// A refetch reflects that commit and possibly later ones (values coalesce; use
-    /// ``listen(_:filter:options:handler:)`` for every individual change).
+    /// ``ListeningStore/listen(_:filter:options:handler:)`` for every individual change, or `values(of:)` for
+    /// records kept current without reading them again at every commit).
     public func bindAndFire<R: Record>(
         _ name: String, query: Query<R>, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable ([R]) -> Void
     ) throws -> ListenerToken {
         try bind(
             name, filter: .table(R.tableName), options: options, fetch: { tx in try tx.fetchAll(query) },
-            apply: { _ in .refetch }, deliver: handler)
+            apply: { _ in .refetch }, deliver: { value, _ in handler(value) })
     }
 
-    /// Binds listener `name` to the value `fetch` reads (see ``ValueBinding``): every value carries the
-    /// sequence it reflects, and commits at or below it are skipped, so values never go back in time and
-    /// none is delivered twice.
-    private func bind<Value: Sendable>(
-        _ name: String, filter: ChangeFilter, options: ListenerOptions,
+    /// Binds listener `name` to the value `fetch` reads from the store's snapshots (see ``ValueBinding``): `deliver`
+    /// gets each value with the commit sequence it reflects; commits at or below it are skipped, so values never go
+    /// back in time and none is delivered twice. A stream's listener (`isStream`) has no name in the registry.
+    package func bind<Value: Sendable>(
+        _ name: String, filter: ChangeFilter, options: ListenerOptions, isStream: Bool = false,
         fetch: @escaping @Sendable (Transaction) throws -> Value,
         apply: @escaping @Sendable (Commit) throws -> ValueBinding.Step<Value>,
-        deliver: @escaping @Sendable (Value) -> Void
+        deliver: @escaping @Sendable (Value, Int64) -> Void
     ) throws -> ListenerToken {
         try ValueBinding.bind(
-            name, filter: filter, options: options, engine: self, registry: registry, fetch: fetch, apply: apply,
-            deliver: { value, _ in deliver(value) })
+            name, filter: filter, options: options, isStream: isStream, engine: engineHandle.engine,
+            registry: listenerRegistry, fetch: fetch, apply: apply, deliver: deliver)
     }
 }

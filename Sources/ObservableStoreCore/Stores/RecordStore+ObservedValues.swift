@@ -1,0 +1,74 @@
+import Foundation
+
+extension RecordStore {
+    /// The records `query` selects, as an `AsyncSequence` kept current: the current records first, then the records
+    /// again after each commit that changes them (see ``ObservedValues``). Each element carries the commit sequence
+    /// it reflects. Records are compared with `==`.
+    ///
+    /// The SQLite engine evaluates most commits against the held result without reading again; the PostgreSQL
+    /// engine reads the query again after each commit to its table (one snapshot read; values coalesce under a
+    /// burst). A read that fails ends the sequence with its error; this throws when the store cannot be read at all
+    /// (closed).
+    public func values<R: Record & Equatable>(of query: Query<R>) throws -> ObservedValues<[R]> {
+        try observe(engineHandle.engine.observation(of: query), isSame: ==)
+    }
+
+    /// The same for a record type that is not `Equatable`: its records are compared by the values of their columns.
+    public func values<R: Record>(of query: Query<R>) throws -> ObservedValues<[R]> {
+        try observe(engineHandle.engine.observation(of: query), isSame: RowEncoder.sameRecords)
+    }
+
+    /// The record of `type` whose primary key is `key` (nil while there is none), as an `AsyncSequence` kept
+    /// current: a new element after each commit that inserts, changes or deletes it.
+    public func value<R: Record>(of type: R.Type, key: R.Key) throws -> ObservedValues<R?> {
+        let keyValue = key.databaseValue
+        return try observe(
+            filter: ChangeFilter(tables: [R.tableName], keys: [keyValue]), fetch: { tx in try tx.fetch(R.self, key: key) },
+            apply: { commit in try ValueBinding.recordStep(for: commit, key: keyValue, R.self) },
+            isSame: RowEncoder.sameRecord)
+    }
+
+    /// A query's records observed as `observation` says.
+    package func observe<R: Record>(
+        _ observation: QueryObservation<Transaction, R>, isSame: @escaping @Sendable ([R], [R]) -> Bool
+    ) throws -> ObservedValues<[R]> {
+        try observe(filter: .table(R.tableName), fetch: observation.fetch, apply: observation.apply, isSame: isSame)
+    }
+
+    /// Binds a stream listener (no name) to the value `fetch` reads, through a channel that keeps the latest value
+    /// (``ObservedValues``). A read that fails, or a changed row that does not decode, ends the sequence with its
+    /// error instead of going to the listener error handler.
+    ///
+    /// The listener keeps the default buffer: a burst of commits is judged one by one (most are skipped or applied
+    /// without reading); only an overflow makes it read again. The channel coalesces the values.
+    package func observe<Value: Sendable>(
+        filter: ChangeFilter, fetch: @escaping @Sendable (Transaction) throws -> Value,
+        apply: @escaping @Sendable (Commit) throws -> ValueBinding.Step<Value>,
+        isSame: @escaping @Sendable (Value, Value) -> Bool
+    ) throws -> ObservedValues<Value> {
+        let channel = LatestValueChannel<Value>(isSame: isSame)
+        let token = try bind(
+            "values-\(UUID().uuidString)", filter: filter, options: ListenerOptions(), isStream: true,
+            fetch: { tx in Result { try fetch(tx) } },
+            apply: { commit in
+                do {
+                    switch try apply(commit) {
+                    case .skip: return .skip
+                    case .refetch: return .refetch
+                    case .deliver(let value): return .deliver(.success(value))
+                    }
+                } catch {
+                    return .deliver(.failure(error))
+                }
+            },
+            deliver: { [weak channel] result, sequence in
+                switch result {
+                case .success(let value): channel?.offer(value, sequence: sequence)
+                case .failure(let error): channel?.fail(error)
+                }
+            })
+        channel.attach(token)
+        listenerRegistry.track(channel)
+        return ObservedValues(channel: channel)
+    }
+}
