@@ -2,8 +2,8 @@ import Foundation
 import ObservableStoreCore
 
 /// The API both engines share, as the conformance cases use it: the core's ``RecordStore`` (reads and writes,
-/// listeners, bind-and-fire, observed values), which both stores conform to, and what is not in it yet (repositories,
-/// durable listeners, migrations), each requirement the signature of the SQLite `Store`'s public API, so that
+/// listeners, bind-and-fire, observed values, durable listeners), which both stores conform to, and what is not in it
+/// yet (repositories, migrations), each requirement the signature of the SQLite `Store`'s public API, so that
 /// `extension Store: ConformanceStore {}` needs no body. The PostgreSQL engine's store conforms the same way.
 ///
 /// Swift has no higher-kinded types: a requirement cannot return "the engine's `Repository<R>`" for every `R`. The
@@ -15,22 +15,6 @@ protocol ConformanceStore: RecordStore {
 
     /// The repository of `NodeVO` records, its writes carrying `origin`.
     func repository(_ type: NodeVO.Type, origin: String?) -> NodeRepository
-    /// Closes the store: listeners stop, later calls throw.
-    func close()
-
-    // Durable listeners.
-
-    /// Registers the durable listener `name`: its cursor is kept in the store.
-    func listenDurably(
-        _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
-        handler: @escaping @Sendable (DurableEvent) throws -> Void
-    ) throws -> ListenerToken
-    /// Every durable listener's cursor and lag.
-    func durableListeners() throws -> [DurableListenerInfo]
-    /// Moves a durable listener's cursor.
-    func resetDurableListener(_ name: String, to sequence: Int64) throws
-    /// Deletes a durable listener and its cursor; whether it existed.
-    func deleteDurableListener(_ name: String) throws -> Bool
 
     // Migrations.
 

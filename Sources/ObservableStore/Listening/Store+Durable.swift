@@ -2,30 +2,13 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
+// The SQLite engine's durable listeners: cursors in `_store_listeners`, read by the core's `DurableListener` (the
+// public API is the core's `RecordStore+Durable`).
 extension Store {
-    /// Registers a durable listener: its cursor is kept in the store, so after a crash or restart,
-    /// registering the same name again replays every commit it has not acknowledged, then goes on live
-    /// — commits of every process, in sequence order.
-    ///
-    /// A commit is acknowledged when the handler returns (at-least-once: a crash in the handler
-    /// redelivers it), or inside the handler's own write with ``ObservableStoreCore/DurableCommit/acknowledge(in:)``
-    /// (exactly-once effects). A handler that throws leaves the commit unacknowledged; it is delivered
-    /// again at the next commit or restart. If the change log no longer holds commits after the cursor
-    /// (retention), the listener gets `.resync(.cursorExpired(missed:))` and must read its data again.
-    ///
-    /// The same name again replaces the listener in this process, as for ``listen(_:filter:options:handler:)``.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let token = try store.listenDurably("mailer", filter: .table("user_info")) { event in
-    ///     if case .commit(let delivery) = event { try mailer.send(for: delivery.commit) }
-    /// }
-    /// ```
-    public func listenDurably(
-        _ name: String, filter: ChangeFilter = .all, startingAt start: DurableStart = .now,
+    package func durableConsumer(
+        _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void
-    ) throws -> ListenerToken {
+    ) throws -> any DurableConsumer {
         guard configuration.tracksChanges else {
             throw StoreError(.invalidInput, "durable listeners need change tracking (StoreConfiguration.tracksChanges)")
         }
@@ -42,22 +25,13 @@ extension Store {
             return try tx.fetchValue("SELECT cursor_seq FROM \(DurableCursor.table) WHERE name = ?", [name])
                 .flatMap(Int64.fromDatabaseValue) ?? initial
         }
-        let durable = DurableListener(
-            name: name, filter: filter, cursor: cursor, cursorPieces: try acknowledgedPieces(of: name), engine: self, context: registry.context, logger: configuration.logger,
-            errorHandler: configuration.listenerErrorHandler, handler: handler)
-        // A one-slot wake-up listener: events only start a pump; the pump reads the log itself.
-        let wakeUp = makeListener(name, filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
-            durable.wake()
-            return true
-        }
-        wakeUp.onCancel = { durable.stop() }
-        let token = register(wakeUp)
-        durable.wake()  // replay what is after the cursor
-        return token
+        return DurableListener(
+            name: name, filter: filter, cursor: cursor, cursorPieces: try acknowledgedPieces(of: name), engine: self,
+            context: registry.context, logger: configuration.logger, errorHandler: configuration.listenerErrorHandler,
+            handler: handler)
     }
 
-    /// Every durable listener's cursor and lag, by name.
-    public func durableListeners() throws -> [DurableListenerInfo] {
+    package func durableListenerInfos() throws -> [DurableListenerInfo] {
         try read { tx in
             let last = try ChangeLog.lastSequence(tx)
             return try tx.fetchRows("SELECT name, cursor_seq, updated_at FROM \(DurableCursor.table) ORDER BY name").map { row in
@@ -69,24 +43,18 @@ extension Store {
         }
     }
 
-    /// Moves durable listener `name`'s cursor to `sequence` (back to replay, forward to skip).
-    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when there is no such listener. Takes effect at its next registration.
-    public func resetDurableListener(_ name: String, to sequence: Int64) throws {
+    package func moveDurableCursor(of name: String, to sequence: Int64) throws -> Bool {
         try write { tx in
             let changed = try tx.execute(
                 "UPDATE \(DurableCursor.table) SET cursor_seq = ?, cursor_piece = 0, updated_at = ? WHERE name = ?",
                 [sequence, Timestamp.format(Date()), name])
-            guard changed > 0 else { throw StoreError(.notFound, "no durable listener named \(name)") }
-            try ChangeLog.bumpBookkeeping(on: tx.connection)
+            if changed > 0 { try ChangeLog.bumpBookkeeping(on: tx.connection) }
+            return changed > 0
         }
     }
 
-    /// Deletes durable listener `name` and its cursor (it no longer holds back log pruning).
-    /// Returns whether it existed.
-    @discardableResult
-    public func deleteDurableListener(_ name: String) throws -> Bool {
-        removeListener(name)
-        return try write { tx in
+    package func deleteDurableCursor(of name: String) throws -> Bool {
+        try write { tx in
             let changed = try tx.execute("DELETE FROM \(DurableCursor.table) WHERE name = ?", [name])
             if changed > 0 { try ChangeLog.bumpBookkeeping(on: tx.connection) }
             return changed > 0

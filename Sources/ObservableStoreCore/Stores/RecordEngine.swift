@@ -6,6 +6,20 @@ package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransa
     /// How `values(of:)` keeps `query`'s records current: by default, each commit to its table reads them again.
     /// The SQLite engine evaluates most commits against the held result instead.
     func observation<R: Record>(of query: Query<R>) -> QueryObservation<Snapshot, R>
+
+    /// Stores durable listener `name`'s cursor if it has none (at the last commit for ``DurableStart/now``, before
+    /// the first for ``DurableStart/beginning``) and returns what will read the log for it, not yet begun. Throws
+    /// when the store does not track changes or its schema cannot hold durable listeners.
+    func durableConsumer(
+        _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
+        handler: @escaping @Sendable (DurableEvent) throws -> Void
+    ) throws -> any DurableConsumer
+    /// Every durable listener's cursor and lag, by name.
+    func durableListenerInfos() throws -> [DurableListenerInfo]
+    /// Moves durable listener `name`'s stored cursor to `sequence`, either way; false when there is no such listener.
+    func moveDurableCursor(of name: String, to sequence: Int64) throws -> Bool
+    /// Deletes durable listener `name`'s stored cursor; whether there was one.
+    func deleteDurableCursor(of name: String) throws -> Bool
 }
 
 extension RecordEngine {

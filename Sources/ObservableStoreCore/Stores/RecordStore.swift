@@ -32,6 +32,8 @@ public protocol RecordStore: ListeningStore {
     ) async throws -> CommittedWrite<T>
     /// The last commit sequence assigned in the store (0 before the first commit).
     func lastSequence() throws -> Int64
+    /// Closes the store: its listeners and observed values end, and later calls throw. Closing again does nothing.
+    func close()
 
     /// The store's engine, which the protocol's members read through (its members are the library's own).
     var engineHandle: StoreEngineHandle<Transaction> { get }

@@ -16,7 +16,7 @@ import StorePostgres
 ///
 /// `@unchecked Sendable`: `lockConnection` and `firstAttempt` are used only on `queue`; `durable` and `isStopped`
 /// are guarded by `lock`.
-final class ServerDurableClaim: @unchecked Sendable {
+final class ServerDurableClaim: DurableConsumer, @unchecked Sendable {
     /// The wait between two attempts to take the lock.
     static let retryInterval: Duration = .milliseconds(250)
 
@@ -45,7 +45,7 @@ final class ServerDurableClaim: @unchecked Sendable {
     }
 
     /// Starts claiming the name.
-    func begin() {
+    package func begin() {
         queue.async { self.attempt() }
     }
 
@@ -53,12 +53,12 @@ final class ServerDurableClaim: @unchecked Sendable {
     var isDelivering: Bool { lock.withLock { durable != nil } }
 
     /// Makes the listener read the log (a commit was published), if it holds the name.
-    func wake() {
+    package func wake() {
         lock.withLock { durable }?.wake()
     }
 
     /// Stops delivery and claiming, and releases the name (closes the lock's session).
-    func stop() {
+    package func stop() {
         let current = lock.withLock { () -> DurableListener<PostgresStore>? in
             isStopped = true
             defer { durable = nil }
