@@ -156,7 +156,7 @@ struct PostgresAwaitedTransactionTests {
     }
 
     private func checkOutWaitsIsHandedOverTimesOutAndIsCancelled() async throws {
-        guard let url = TestServer.url else { return }
+        guard let url = TestServer.url else { throw TestServer.unavailable }
         let pool = ServerConnectionPool(url: url, maximum: 1, logger: .init(label: "test"), checkOutTimeout: .milliseconds(300))
         defer { pool.close() }
         let holder = HeldConnection(pool)
@@ -190,7 +190,7 @@ struct PostgresAwaitedTransactionTests {
     }
 
     private func statementOnAConnectionThatDiesFails() async throws {
-        guard let url = TestServer.url else { return }
+        guard let url = TestServer.url else { throw TestServer.unavailable }
         let connection = try await ServerConnection.connect(url)
         defer { connection.close() }
         let admin = try await ServerConnection.connect(url)

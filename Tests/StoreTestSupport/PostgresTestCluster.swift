@@ -29,8 +29,8 @@ enum PostgresTestCluster {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/postgres-cluster")
 
-    /// The running script and the pipe to its standard input, kept open for the life of the process.
-    nonisolated(unsafe) private static var running: (process: Process, stdin: Pipe)?
+    /// The running script and the write end of the pipe to its standard input, kept open for the life of the process.
+    nonisolated(unsafe) private static var running: (process: Process, stdin: FileHandle)?
 
     private static func findOrStart() -> Outcome {
         if let url = ProcessInfo.processInfo.environment[PostgresTestServer.environmentVariable], !url.isEmpty {
@@ -54,12 +54,12 @@ enum PostgresTestCluster {
 
     /// Starts `Tools/postgres-cluster run` on a new directory and a free port; returns the URL it printed.
     private static func startCluster() throws -> String {
+        let port = try freeLoopbackPort()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("observable-store-postgres-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ClusterError("mkdtemp failed: errno \(errno)") }
         let directory = String(cString: made)
         // The server runs as the `postgres` user when this runs as root: it must reach the directory.
         chmod(directory, 0o755)
-        let port = try freeLoopbackPort()
 
         let process = Process()
         let setsid = URL(fileURLWithPath: "/usr/bin/setsid")
@@ -70,31 +70,49 @@ enum PostgresTestCluster {
             process.executableURL = script
             process.arguments = ["run", directory, String(port)]
         }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        // Only the script may hold the pipe: a later child process that inherited its write end would keep the
-        // cluster alive after this process ended.
-        _ = fcntl(stdin.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(stdout.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        try process.run()
-        running = (process, stdin)
-        try? stdout.fileHandleForWriting.close()
+        // Only the script may hold the pipes: a child process of another test that inherited the write end of its
+        // standard input would keep the cluster alive after this process ended. So they are made close-on-exec
+        // from the start, with no moment in which another thread's child could inherit them; the script
+        // gets its ends as its standard input and output, which the exec keeps.
+        let input = try channel()
+        let output = try channel()
+        process.standardInput = input.read
+        process.standardOutput = output.write
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+        running = (process, input.write)
+        try? input.read.close()
+        try? output.write.close()
 
-        // The script prints the URL once the server accepts connections (pg_ctl waits at most 60 s), or ends.
+        // The script prints the URL once the server accepts connections (pg_ctl waits at most 60 s), or ends (it
+        // then removes the directory itself).
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             // What the pipe holds now, waiting for some (the script keeps its output open while it serves).
-            let chunk = stdout.fileHandleForReading.availableData
+            let chunk = output.read.availableData
             if chunk.isEmpty { break }  // the script ended
             line.append(chunk)
         }
+        try? output.read.close()
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("postgres://") else {
             throw ClusterError("it printed no URL (\(text.isEmpty ? "nothing" : text)); its error is above")
         }
         return text
+    }
+
+    /// A channel whose two ends are closed on exec from their creation: a Unix socket pair (`pipe2` is not in Swift's
+    /// Glibc module), used one way, as a pipe.
+    private static func channel() throws -> (read: FileHandle, write: FileHandle) {
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw ClusterError("socketpair failed: errno \(errno)")
+        }
+        return (FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), FileHandle(fileDescriptor: ends[1], closeOnDealloc: true))
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice for port 0).
