@@ -49,6 +49,7 @@ extension ConformanceCases {
     /// is delivered again and each one's effect (a row) exists once. `resetDurableListener` replays from a sequence.
     static func durableAcknowledgementInsideTheHandlersWrite<E: ConformanceEngine>(_ engine: E) throws {
         let deliveries = Recorder<Int64>()
+        let secondAcknowledgements = Recorder<StoreError.Code?>()
         func listen(_ store: E.Store) throws -> ListenerToken {
             try store.listenDurably("outbox", filter: .table("nodes"), startingAt: .beginning) { event in
                 guard case .commit(let delivery) = event else { return }
@@ -56,6 +57,17 @@ extension ConformanceCases {
                 try store.write(origin: "outbox") { tx in
                     _ = try tx.upsert(UserInfo(id: "effect-\(delivery.commit.sequence)", name: "sent"))
                     try engine.acknowledge(delivery, in: tx)
+                }
+                // The same commit acknowledged again (as a consumer that lost the name would): a compare-and-set on
+                // both engines, refused with `busy`, and its write rolls back.
+                do {
+                    try store.write(origin: "outbox") { tx in
+                        _ = try tx.upsert(UserInfo(id: "duplicate-\(delivery.commit.sequence)", name: "sent twice"))
+                        try engine.acknowledge(delivery, in: tx)
+                    }
+                    secondAcknowledgements.append(nil)
+                } catch let error as StoreError {
+                    secondAcknowledgements.append(error.code)
                 }
             }
         }
@@ -65,9 +77,11 @@ extension ConformanceCases {
             let sequences = try insertNodesReturningSequences(store, ["a", "b", "c"])
             try waitUntil("three deliveries") { deliveries.count >= 3 }
             try waitUntil("three effects") { try store.read { try $0.count(Query<UserInfo>()) } == 3 }
+            try waitUntil("three second acknowledgements") { secondAcknowledgements.count >= 3 }
             return sequences
         }
         #expect(deliveries.all == sequences)
+        #expect(secondAcknowledgements.all == [.busy, .busy, .busy])
         try withStore(engine) { store in
             let token = try listen(store)
             defer { token.cancel() }

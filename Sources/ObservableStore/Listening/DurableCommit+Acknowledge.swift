@@ -6,6 +6,10 @@ extension DurableCommit {
     /// acknowledges after the handler returns (at-least-once). For a piece of a commit logged in pieces
     /// (``/ObservableStoreCore/Commit/piece``), it acknowledges that piece: a restart resumes with the next one.
     ///
+    /// It is a compare-and-set, as on PostgreSQL: when the commit is already acknowledged (another process consumed
+    /// the same name meanwhile, or the listener was deleted) it throws ``/ObservableStoreCore/StoreError/Code/busy``,
+    /// and the write rolls back, so that its effects are not made twice.
+    ///
     /// For example:
     ///
     /// ```swift
@@ -18,7 +22,7 @@ extension DurableCommit {
     /// }
     /// ```
     public func acknowledge(in transaction: Transaction) throws {
-        try DurableCursor.advance(listenerName, past: commit.piece, of: commit.sequence, in: transaction)
+        try DurableCursor.acknowledge(listenerName, past: commit.piece, of: commit.sequence, in: transaction)
         acknowledged.value = true
     }
 }

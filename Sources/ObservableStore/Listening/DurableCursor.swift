@@ -23,6 +23,24 @@ enum DurableCursor {
         try ChangeLog.bumpBookkeeping(on: transaction.connection)
     }
 
+    /// Moves `name`'s cursor past `piece` of commit `sequence` inside `transaction`, only if it is not there yet (a
+    /// compare-and-set); throws ``/ObservableStoreCore/StoreError/Code/busy`` when it is (another consumer
+    /// acknowledged it) or when there is no such listener.
+    static func acknowledge(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws {
+        let (cursor, pieces) = position(past: piece, of: sequence)
+        let moved = try transaction.execute(
+            "UPDATE \(table) SET cursor_seq = ?1, cursor_piece = ?2, updated_at = ?3 "
+                + "WHERE name = ?4 AND (cursor_seq < ?1 OR (cursor_seq = ?1 AND cursor_piece < ?2))",
+            [cursor, Int64(pieces), Timestamp.format(Date()), name])
+        guard moved == 1 else {
+            throw StoreError(
+                .busy,
+                "durable listener \(name): commit \(sequence) is already acknowledged (by another consumer, or the listener "
+                    + "was deleted); roll back this transaction")
+        }
+        try ChangeLog.bumpBookkeeping(on: transaction.connection)
+    }
+
     /// Whether `name`'s cursor is at or past the end of `piece` of commit `sequence`.
     static func isPast(_ name: String, piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws -> Bool {
         let (cursor, pieces) = position(past: piece, of: sequence)
