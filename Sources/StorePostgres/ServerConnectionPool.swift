@@ -40,6 +40,9 @@ package final class ServerConnectionPool: Sendable {
         var nextWaiterID = 0
     }
 
+    /// How many callers wait for a connection now (for tests).
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// A pool for `url`; no connection is opened yet.
     package init(url: PostgresURL, maximum: Int, logger: Logger, checkOutTimeout: Duration = .seconds(30)) {
         self.url = url

@@ -1,9 +1,11 @@
 #if PostgreSQL
+import Dispatch
 import Foundation
 import Logging
 import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
+import StoreTestSupport
 import Synchronization
 import TestScheduling
 import Testing
@@ -148,6 +150,68 @@ struct PostgresAwaitedTransactionTests {
                 #expect(waiting, "\(writers) writers waited for the lock at once")
             }
             #expect(try await store.read { tx in try await tx.fetch(NodeVO.self, key: id) }?.x == Double(writers))
+        }
+    }
+
+    /// The `async` forms with a synchronous closure, as on SQLite: a call cancelled while it waits for a pooled
+    /// connection ends at once and its closure never runs; a call that has its connection runs to the end.
+    @Test func aSendableWriteOrReadCancelledWhileWaitingForAConnectionNeverRuns() async throws {
+        try await ObservedServer.withAsync { server in
+            let store = try server.openStore { $0.maximumConnectionCount = 1 }
+            defer { store.close() }
+            let release = DispatchSemaphore(value: 0)
+            let entered = Locked(false)
+            let holder = ThreadJob {
+                Result {
+                    try store.write(origin: nil) { tx in
+                        entered.value = true
+                        release.wait(seconds: 60)
+                        try tx.insert(NodeVO(name: "holder", x: 0, y: 0))
+                    }
+                }
+            }
+            try await waitUntil("the holding write to start") { entered.value }
+            let bodiesRun = Locked(0)
+            let queuedWrite = Task(executorPreference: TestThread.executor) {
+                try await store.write(origin: nil) { tx in
+                    bodiesRun.withLock { $0 += 1 }
+                    return try tx.insert(NodeVO(name: "cancelled", x: 0, y: 0))
+                }
+            }
+            let queuedRead = Task(executorPreference: TestThread.executor) {
+                try await store.read { tx in
+                    bodiesRun.withLock { $0 += 1 }
+                    return try tx.count(Query<NodeVO>())
+                }
+            }
+            try await waitUntil("both calls to wait for the connection") { store.callsWaitingForAConnection == 2 }
+            queuedWrite.cancel()
+            queuedRead.cancel()
+            // Both end while the one connection is still held: they did not wait for their turn.
+            await #expect(throws: CancellationError.self) { try await queuedWrite.value }
+            await #expect(throws: CancellationError.self) { try await queuedRead.value }
+            #expect(store.callsWaitingForAConnection == 0)
+
+            release.signal()
+            _ = try #require(holder.wait(seconds: 60)).get()
+
+            // A call that got its connection runs to the end, cancelled or not.
+            let goOn = DispatchSemaphore(value: 0)
+            let inBody = Locked(false)
+            let started = Task(executorPreference: TestThread.executor) {
+                try await store.write(origin: nil) { tx in
+                    inBody.value = true
+                    goOn.wait(seconds: 60)
+                    return try tx.insert(NodeVO(name: "started", x: 0, y: 0))
+                }
+            }
+            try await waitUntil("the started write's closure to run") { inBody.value }
+            started.cancel()
+            goOn.signal()
+            #expect(try await started.value.name == "started")
+            #expect(bodiesRun.value == 0)
+            let names = try await store.read { tx in try tx.fetchAll(Query<NodeVO>().order(by: "name")).map(\.name) }
+            #expect(names == ["holder", "started"])
         }
     }
 

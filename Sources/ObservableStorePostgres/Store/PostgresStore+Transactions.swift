@@ -39,6 +39,13 @@ extension PostgresStore {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
+        let written = try withNestedWriteCheck { try pool.withConnection { try committedWrite(on: $0, origin: origin, body) } }
+        if let sequence = written.sequence { didCommit(sequence: sequence) }
+        return written
+    }
+
+    /// Runs `body`, refusing a write of this store inside a write of it on the same thread (it would wait for itself).
+    func withNestedWriteCheck<T>(_ body: () throws -> T) throws -> T {
         let marker = "ObservableStorePostgres.write.\(UInt(bitPattern: ObjectIdentifier(self).hashValue))"
         let thread = Thread.current.threadDictionary
         guard thread[marker] == nil, !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else {
@@ -46,31 +53,34 @@ extension PostgresStore {
         }
         thread[marker] = true
         defer { thread.removeObject(forKey: marker) }
-        let written = try pool.withConnection { connection in
-            // The origin is a session setting, sent only when it differs from the one this connection's last commit
-            // left (a rolled-back transaction's change is undone with it): most writes need no statement for it.
-            let wantedOrigin = origin ?? ""
-            let setsOrigin = connection.sessionOrigin != wantedOrigin
-            let (value, transactionID) = try connection.inTransaction("BEGIN") {
-                if setsOrigin { try connection.query(PostgresStore.originSetting, [.text(wantedOrigin)]) }
-                let value = try withTransaction(on: connection, kind: .write, body)
-                // On the 0001 scheme the commit row is found by transaction id after COMMIT.
-                return (value, numbersCommitsAfterCommit ? nil : try connection.query(PostgresStore.transactionIDQuery).scalar)
-            }
-            connection.sessionOrigin = wantedOrigin
-            // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
-            // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
-            // connection's next write would take for its own: the connection is not reused.
-            do {
-                let lookup = committedSequenceQuery(transactionID: transactionID)
-                return CommittedWrite(value: value, sequence: try lookup.map { try connection.query($0.sql, $0.values).scalar?.sequence } ?? nil)
-            } catch {
-                connection.close()
-                return CommittedWrite(value: value, sequence: nil)
-            }
+        return try body()
+    }
+
+    /// Runs `body` in a write transaction on `connection` and commits; the commit's sequence, not yet published.
+    func committedWrite<T>(
+        on connection: ServerConnection, origin: String?, _ body: (PostgresTransaction) throws -> T
+    ) throws -> CommittedWrite<T> {
+        // The origin is a session setting, sent only when it differs from the one this connection's last commit
+        // left (a rolled-back transaction's change is undone with it): most writes need no statement for it.
+        let wantedOrigin = origin ?? ""
+        let setsOrigin = connection.sessionOrigin != wantedOrigin
+        let (value, transactionID) = try connection.inTransaction("BEGIN") {
+            if setsOrigin { try connection.query(PostgresStore.originSetting, [.text(wantedOrigin)]) }
+            let value = try withTransaction(on: connection, kind: .write, body)
+            // On the 0001 scheme the commit row is found by transaction id after COMMIT.
+            return (value, numbersCommitsAfterCommit ? nil : try connection.query(PostgresStore.transactionIDQuery).scalar)
         }
-        if let sequence = written.sequence { didCommit(sequence: sequence) }
-        return written
+        connection.sessionOrigin = wantedOrigin
+        // The data is committed: a failed lookup must not make the caller think otherwise (and write again).
+        // It may leave the session's note of this commit behind (_store_settle() rolled back), which the
+        // connection's next write would take for its own: the connection is not reused.
+        do {
+            let lookup = committedSequenceQuery(transactionID: transactionID)
+            return CommittedWrite(value: value, sequence: try lookup.map { try connection.query($0.sql, $0.values).scalar?.sequence } ?? nil)
+        } catch {
+            connection.close()
+            return CommittedWrite(value: value, sequence: nil)
+        }
     }
 
     /// Like ``writeReturningCommit(origin:_:)``, with `body` and every statement awaited: no thread waits for the
@@ -146,9 +156,12 @@ extension PostgresStore {
     /// refused (READ ONLY: ``/ObservableStoreCore/StoreError/Code/readOnly``).
     @discardableResult
     public func read<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
-        try pool.withConnection { connection in
-            try connection.inTransaction(PostgresStore.readBegin) { try withTransaction(on: connection, kind: .read, body) }
-        }
+        try pool.withConnection { try readTransaction(on: $0, body) }
+    }
+
+    /// Runs `body` in a read transaction on `connection`.
+    func readTransaction<T>(on connection: ServerConnection, _ body: (PostgresTransaction) throws -> T) throws -> T {
+        try connection.inTransaction(PostgresStore.readBegin) { try withTransaction(on: connection, kind: .read, body) }
     }
 
     /// Runs `body`, which must run exactly one statement, on a pooled connection without BEGIN and COMMIT: one

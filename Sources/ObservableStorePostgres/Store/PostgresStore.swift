@@ -27,6 +27,9 @@ public final class PostgresStore: Sendable {
     let serverURL: PostgresURL
     /// The connections writes and reads use.
     let pool: ServerConnectionPool
+
+    /// How many calls wait for a pooled connection now (for tests).
+    package var callsWaitingForAConnection: Int { pool.waitingCount }
     /// The named listeners and streams.
     let registry: ListenerRegistry
     /// Each table's column types, for binding records.
