@@ -111,14 +111,7 @@ extension Transaction {
     /// the record does not write, and ``/ObservableStoreCore/StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R, columns: [String]) throws {
         if try updateBindingDirectly(record, columns: columns) { return }
-        guard !columns.isEmpty else {
-            throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
-        }
-        let row = try encoded(record, only: columns + [R.primaryKey])
-        if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
-            let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
-            throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
-        }
+        let row = try RowEncoder.encodeForUpdate(record, columns: columns, timestamps: timestamps)
         try update(row, kind: .updateColumns, R.self)
         keepUpdateStatement(of: record, columns: columns)
     }

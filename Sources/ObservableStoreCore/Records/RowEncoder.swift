@@ -16,6 +16,23 @@ package struct EncodedRow {
 /// No JSON round trip: scalars go straight to ``DatabaseValue``s. Only values that are neither
 /// scalar nor single-value `Codable` (arrays, nested structs) become JSON text.
 package enum RowEncoder {
+    /// `record`'s row for an update of `columns` and its primary key, the names checked: throws
+    /// ``StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column the record does
+    /// not write.
+    package static func encodeForUpdate<R: Record>(
+        _ record: R, columns: [String], timestamps: TimestampCache? = nil
+    ) throws -> EncodedRow {
+        guard !columns.isEmpty else {
+            throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
+        }
+        let row = try encode(record, only: columns + [R.primaryKey], timestamps: timestamps)
+        if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
+            let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
+            throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
+        }
+        return row
+    }
+
     /// Encodes `value`: through ``RowEncodable`` when it conforms, else through `Encodable`.
     ///
     /// With `only`, the row keeps just those of its columns, in the record's order. `timestamps`, when

@@ -76,12 +76,12 @@ extension PostgresTransaction {
     /// Throws ``/ObservableStoreCore/StoreError/Code/invalidInput`` when `columns` is empty or names the primary key or a column
     /// the record does not write, and ``/ObservableStoreCore/StoreError/Code/notFound`` when no such row exists.
     public func update<R: Record>(_ record: R, columns: [String]) throws {
-        try perform(Self.update(try Self.encoded(record, columns: columns), R.self))
+        try perform(Self.update(try RowEncoder.encodeForUpdate(record, columns: columns), R.self))
     }
 
     /// Writes only `columns` of `record`, as the blocking form does.
     nonisolated(nonsending) public func update<R: Record>(_ record: R, columns: [String]) async throws {
-        try await perform(Self.update(try Self.encoded(record, columns: columns), R.self))
+        try await perform(Self.update(try RowEncoder.encodeForUpdate(record, columns: columns), R.self))
     }
 
     /// Writes only `columns` of `record` to the row with its primary key, as the form taking their names does.
@@ -94,18 +94,6 @@ extension PostgresTransaction {
         try await update(record, columns: columns.map(\.stringValue))
     }
 
-    /// `record` encoded for an update of `columns` (and its key), the names checked.
-    private static func encoded<R: Record>(_ record: R, columns: [String]) throws -> EncodedRow {
-        guard !columns.isEmpty else {
-            throw StoreError(.invalidInput, "\(R.tableName): update names no column to write")
-        }
-        let row = try encoded(record, only: columns + [R.primaryKey])
-        if let unknown = columns.first(where: { $0 == R.primaryKey || !row.columns.contains($0) }) {
-            let reason = unknown == R.primaryKey ? "is the primary key" : "is not a column the record writes"
-            throw StoreError(.invalidInput, "\(R.tableName): cannot update column \(quoted(unknown)): it \(reason)")
-        }
-        return row
-    }
 
     /// `UPDATE … SET` every column of `row` but the key, `WHERE` the key is `row`'s; throws when no row has it. A row
     /// with no column but the key runs `SELECT 1` (nothing to write, and nothing checked).
