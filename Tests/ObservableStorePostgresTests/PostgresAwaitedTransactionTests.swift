@@ -15,7 +15,7 @@ import Testing
 ///
 /// Each test runs on one thread of its own (``ThreadPerTestTrait``), and so do the tasks it starts: a statement that
 /// blocked that thread would stop the test's other tasks (and fail it).
-@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(3)), .threadPerTest)
+@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason), .timeLimit(.minutes(10)), .threadPerTest)
 struct PostgresAwaitedTransactionTests {
     @Test func anAwaitedClosureWritesRecordsReturnsItsCommitAndPublishesItBeforeReturning() async throws {
         try await ObservedServer.withAsync { server in

@@ -19,7 +19,9 @@ import Testing
 /// (it is experimental) does not silently start every test at once.
 ///
 /// A test that measures the whole process (its thread count, say) runs alone: `.threadPerTest(alone: true)`. It waits
-/// until the tests running beside it end, and no other test starts until it ends.
+/// until the tests running beside it end, and no other test starts until it ends. Those waits count in the tests' time
+/// limits (they happen inside the test's scope), so every suite keeps a limit well above its longest test plus the
+/// longest test of the run: 10 minutes.
 package struct ThreadPerTestTrait: SuiteTrait, TestTrait, TestScoping {
     /// Whether each test runs with no other test of the run beside it.
     package var runsAlone = false

@@ -27,9 +27,7 @@ extension PostgresStore {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
-        guard !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else {
-            throw StoreError(.transactionMisuse, "write called inside a write: use the transaction (or a savepoint) instead")
-        }
+        guard !PostgresStore.writingStores.contains(ObjectIdentifier(self)) else { throw PostgresStore.nestedWrite }
         try Task.checkCancellation()
         let written = try await pool.withConnection { connection in
             try await offThread {

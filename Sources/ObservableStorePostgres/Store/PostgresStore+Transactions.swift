@@ -141,7 +141,7 @@ extension PostgresStore {
     /// The stores whose `async` write closure the current task is running (a write inside it would wait for itself).
     @TaskLocal static var writingStores: Set<ObjectIdentifier> = []
 
-    private static var nestedWrite: StoreError {
+    static var nestedWrite: StoreError {
         StoreError(.transactionMisuse, "write called inside a write: use the transaction (or a savepoint) instead")
     }
 
