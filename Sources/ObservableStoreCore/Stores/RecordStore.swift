@@ -9,7 +9,7 @@
 /// ```
 ///
 /// What only one engine has (SQLite's checkpoints and backups, PostgreSQL's `installCapture`) stays on the
-/// engine's type.
+/// engine's type. Only the library's stores conform: ``engineHandle`` cannot be made outside it.
 public protocol RecordStore: ListeningStore {
     /// The engine's transaction: `Transaction` on SQLite, `PostgresTransaction` on PostgreSQL.
     associatedtype Transaction: StoreTransaction
@@ -32,7 +32,7 @@ public protocol RecordStore: ListeningStore {
     ) async throws -> CommittedWrite<T>
     /// The last commit sequence assigned in the store (0 before the first commit).
     func lastSequence() throws -> Int64
-    /// Closes the store: its listeners and observed values end, and later calls throw. Closing again does nothing.
+    /// Closes the store: its listeners and observed values end, and later calls throw.
     func close()
 
     /// The store's engine, which the protocol's members read through (its members are the library's own).
