@@ -40,30 +40,18 @@ extension Store {
     ) throws -> ObservedValues<Value> {
         // Until a read recorded its region, any commit runs it.
         let region = LockedValue(ReadRegion.wholeDatabase)
-        let channel = LatestValueChannel<Value>(isSame: ==)
-        // As values(of:) does, but with a listener buffer of the default size, not 1: a commit that is
-        // skipped must be seen to be skipped. With a buffer of 1, a burst of commits to other tables would
-        // overflow it, and the missed-commits resync that follows runs the read. A burst of relevant commits
-        // still runs it about once: the read reflects the newest commit, and the buffered ones up to that
-        // one are dropped.
-        let token = try bind(
-            "observe-tracking-\(UUID().uuidString)", filter: .all, options: ListenerOptions(), isStream: true,
+        // The core's observed values, with the default listener buffer: a commit that is skipped must be seen to
+        // be skipped. With a buffer of 1, a burst of commits to other tables would overflow it, and the
+        // missed-commits resync that follows runs the read. A burst of relevant commits still runs it about once:
+        // the read reflects the newest commit, and the buffered ones up to that one are dropped.
+        return try observe(
+            filter: .all,
             fetch: { tx in
-                Result {
-                    let (value, recorded) = try ReadRegion.recording(in: tx) { try read(tx) }
-                    region.value = recorded
-                    return value
-                }
+                let (value, recorded) = try ReadRegion.recording(in: tx) { try read(tx) }
+                region.value = recorded
+                return value
             },
             apply: { commit in region.value.isChanged(by: commit) ? .refetch : .skip },
-            deliver: { [weak channel] result, sequence in
-                switch result {
-                case .success(let value): channel?.offer(value, sequence: sequence)
-                case .failure(let error): channel?.fail(error)  // ends the sequence with the read's error
-                }
-            })
-        channel.attach(token)
-        registry.track(channel)
-        return ObservedValues(channel: channel)
+            isSame: ==)
     }
 }
