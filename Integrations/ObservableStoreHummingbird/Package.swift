@@ -2,8 +2,13 @@
 // The Hummingbird 2 integration (in a folder not named Hummingbird: a root package's identity is its folder's name, and
 // "hummingbird" is the dependency's) and the node board built on it: a package of its own, so that users of the core
 // library never build Hummingbird. It depends on the root package by path, without its default traits (no storectl,
-// no @Record macro, so neither swift-argument-parser's nor swift-syntax's build for the library).
+// no @Record macro, so neither swift-argument-parser's nor swift-syntax's build for the library). Its own trait
+// "PostgreSQL" turns on the root's: `node-board --db postgres://…` and the tests on a PostgreSQL server.
 import PackageDescription
+
+// The root's PostgreSQL engine, with this package's trait "PostgreSQL".
+let postgresStore = Target.Dependency.product(
+    name: "ObservableStorePostgres", package: "ObservableStore", condition: .when(traits: ["PostgreSQL"]))
 
 let package = Package(
     name: "ObservableStoreHummingbird",
@@ -13,8 +18,13 @@ let package = Package(
         .executable(name: "node-board", targets: ["node-board"]),
         .executable(name: "sse-load", targets: ["sse-load"]),
     ],
+    traits: [
+        .trait(name: "PostgreSQL", description: "node-board on a PostgreSQL database, and its tests there (needs postgres-nio)."),
+    ],
     dependencies: [
-        .package(name: "ObservableStore", path: "../..", traits: []),
+        .package(
+            name: "ObservableStore", path: "../..",
+            traits: [.trait(name: "PostgreSQL", condition: .when(traits: ["PostgreSQL"]))]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -52,7 +62,7 @@ let package = Package(
             name: "node-board",
             dependencies: [
                 "NodeBoard", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ObservableStore", package: "ObservableStore"),
+                .product(name: "ObservableStore", package: "ObservableStore"), postgresStore,
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -72,17 +82,20 @@ let package = Package(
             ],
             path: "Sources/sse-load/Tool"
         ),
+        // The PostgreSQL test server of the root's tests (links to its files in Tests/StoreTestSupport): the URL in
+        // OBSERVABLE_STORE_POSTGRES_URL, or a private cluster started for the test process and removed when it ends.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(
             name: "ObservableStoreHummingbirdTests",
             dependencies: [
-                "ObservableStoreHummingbird",
+                "ObservableStoreHummingbird", "PostgresTestSupport", postgresStore,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "NodeBoardTests",
             dependencies: [
-                "NodeBoard", "SSEWire",
+                "NodeBoard", "SSEWire", "PostgresTestSupport", postgresStore,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
@@ -90,7 +103,7 @@ let package = Package(
         // node-board and storectl started as processes, a real SSE client, and the browser test (Tests/browser).
         .testTarget(
             name: "NodeBoardProcessTests",
-            dependencies: ["SSEWire", .product(name: "ObservableStore", package: "ObservableStore")]
+            dependencies: ["SSEWire", "PostgresTestSupport", .product(name: "ObservableStore", package: "ObservableStore")]
         ),
     ]
 )

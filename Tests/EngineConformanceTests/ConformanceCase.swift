@@ -22,6 +22,8 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case bindAndFireOnAPropertyAndAQuery
     case observedValuesFollowTheirQuery
     case liveModelsFollowTheStoreAndEndWithIt
+    case aTrackedReadFollowsWhatItReads
+    case theChangeLogPagesThroughEveryCommit
     case durableListenerResumesAfterReopen
     case durableAcknowledgementInsideTheHandlersWrite
     case migrationHistoryIsRecorded
@@ -54,6 +56,8 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .bindAndFireOnAPropertyAndAQuery: try Cases.bindAndFireOnAPropertyAndAQuery(engine)
         case .observedValuesFollowTheirQuery: try await Cases.observedValuesFollowTheirQuery(engine)
         case .liveModelsFollowTheStoreAndEndWithIt: try await Cases.liveModelsFollowTheStoreAndEndWithIt(engine)
+        case .aTrackedReadFollowsWhatItReads: try await Cases.aTrackedReadFollowsWhatItReads(engine)
+        case .theChangeLogPagesThroughEveryCommit: try Cases.theChangeLogPagesThroughEveryCommit(engine)
         case .durableListenerResumesAfterReopen: try Cases.durableListenerResumesAfterReopen(engine)
         case .durableAcknowledgementInsideTheHandlersWrite: try Cases.durableAcknowledgementInsideTheHandlersWrite(engine)
         case .migrationHistoryIsRecorded: try Cases.migrationHistoryIsRecorded(engine)

@@ -98,6 +98,55 @@ extension ConformanceCases {
         }
     }
 
+    /// `observe(tracking:)`: a read of two tables (a count of nodes, the users' names) delivers its value at once, then
+    /// a new one after each commit that changes it; a commit that leaves the value as it was delivers nothing.
+    static func aTrackedReadFollowsWhatItReads<E: ConformanceEngine>(_ engine: E) async throws {
+        try await withStore(engine) { store in
+            let first = try insertNodes(store, ["a"])[0]
+            let start = try store.lastSequence()
+            let values = try store.observe(tracking: { tx in
+                TrackedOverview(
+                    nodes: try tx.count(Query<NodeVO>()), users: try tx.fetchAll(Query<UserInfo>().order(by: "id")).map(\.name))
+            })
+            let received = Recorder<(sequence: Int64, value: TrackedOverview)>()
+            let task = Task { for try await element in values { received.append((element.sequence, element.value)) } }
+            defer { task.cancel() }
+            try await waitUntil("the first value") { received.count == 1 }
+            try insertNodes(store, ["b"])
+            try await waitUntil("the value after a node was added") { received.count == 2 }
+            let moved = NodeVO(id: first.id, name: first.name, x: 50, y: first.y)
+            try await store.write(origin: nil) { try $0.update(moved) }  // the count stays 2: nothing to deliver
+            _ = try await store.write(origin: nil) { try $0.upsert(UserInfo(id: "me", name: "Ada", hairColor: "brown")) }
+            try await waitUntil("the value after a user was added") { received.count == 3 }
+            #expect(received.all.map(\.sequence) == [start, start + 1, start + 3])
+            #expect(
+                received.all.map(\.value) == [
+                    TrackedOverview(nodes: 1, users: []), TrackedOverview(nodes: 2, users: []), TrackedOverview(nodes: 2, users: ["Ada"]),
+                ])
+        }
+    }
+
+    /// `commits(after:)` and `commits(following:)` page through the change log: every commit once, in order, with its
+    /// origin and its change; nothing after the last.
+    static func theChangeLogPagesThroughEveryCommit<E: ConformanceEngine>(_ engine: E) throws {
+        try withStore(engine) { store in
+            let start = try store.lastSequence()
+            for index in 1...5 { try insertNodes(store, ["n\(index)"], origin: "o\(index)") }
+            var seen: [Commit] = []
+            var page = try store.commits(after: start, limit: 2)
+            while let last = page.last {
+                #expect(page.count <= 2)
+                seen += page
+                page = try store.commits(following: last, limit: 2)
+            }
+            #expect(seen.map(\.sequence) == Array((start + 1)...(start + 5)))
+            #expect(seen.map(\.origin) == (1...5).map { "o\($0)" })
+            #expect(seen.allSatisfy { $0.changes.count == 1 && $0.changes.first?.table == "nodes" })
+            #expect(try store.commits(after: start + 5).isEmpty)
+            #expect(try store.commits(after: start + 3).map(\.sequence) == [start + 4, start + 5])
+        }
+    }
+
     /// `LiveQuery` and `LiveRecord`, made through the store protocol: their value at once, then the store's commits on
     /// the main actor (their default); a model made on a closed store starts empty with the error.
     @MainActor static func liveModelsFollowTheStoreAndEndWithIt<E: ConformanceEngine>(_ engine: E) async throws {
@@ -135,4 +184,10 @@ extension ConformanceCases {
         let late = LiveRecord(NodeVO.self, key: id, in: store)
         #expect(late.record == nil && !late.isObserving && late.error != nil)
     }
+}
+
+/// What `aTrackedReadFollowsWhatItReads` reads: a count of one table and a column of another.
+struct TrackedOverview: Equatable, Sendable {
+    var nodes: Int
+    var users: [String]
 }

@@ -24,7 +24,7 @@ enum ConformanceCases {
     }
 
     /// Registers a listener `name` that records every event it receives (on its delivery thread).
-    static func record<S: ConformanceStore>(
+    static func record<S: RecordStore>(
         _ store: S, _ name: String = "recorder", filter: ChangeFilter = .all
     ) -> (EventRecorder, ListenerToken) {
         let recorder = EventRecorder()
@@ -46,12 +46,12 @@ enum ConformanceCases {
 
     /// Inserts one node per name, each in a write of its own; returns them with their keys.
     @discardableResult
-    static func insertNodes<S: ConformanceStore>(_ store: S, _ names: [String], origin: String? = nil) throws -> [NodeVO] {
+    static func insertNodes<S: RecordStore>(_ store: S, _ names: [String], origin: String? = nil) throws -> [NodeVO] {
         try names.map { name in try store.write(origin: origin) { try $0.insert(node(name)) } }
     }
 
     /// Inserts one node per name, each in a write of its own; returns the commits' sequences.
-    static func insertNodesReturningSequences<S: ConformanceStore>(_ store: S, _ names: [String]) throws -> [Int64] {
+    static func insertNodesReturningSequences<S: RecordStore>(_ store: S, _ names: [String]) throws -> [Int64] {
         try names.map { name in
             let committed = try store.writeReturningCommit(origin: nil) { tx in _ = try tx.insert(node(name)) }
             guard let sequence = committed.sequence else { throw StoreError(.internal, "no sequence for the insert of \(name)") }

@@ -1,11 +1,11 @@
 import ObservableStoreCore
 
 /// One engine under the conformance suite: where its store lives, how to open it, and the little that cannot be
-/// said through ``ConformanceStore`` (SQL in the engine's dialect, and `DurableCommit.acknowledge(in:)`, which
+/// said through ``RecordStore`` (SQL in the engine's dialect, and `DurableCommit.acknowledge(in:)`, which
 /// each engine declares on its own transaction type).
 protocol ConformanceEngine: Sendable {
     /// The engine's store.
-    associatedtype Store: ConformanceStore
+    associatedtype Store: RecordStore
 
     /// Which engine this is (the conformance table's column).
     var kind: EngineKind { get }

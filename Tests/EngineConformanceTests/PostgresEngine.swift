@@ -4,15 +4,6 @@ import ObservableStore
 import ObservableStorePostgres
 import StoreTestSupport
 
-// The PostgreSQL engine's types conform with no body, as the SQLite engine's do: the conformance protocols are the
-// API both engines share.
-extension PostgresStore: ConformanceStore {}
-extension PostgresRepository: ConformanceRepository {}
-
-extension PostgresStore {
-    typealias NodeRepository = PostgresRepository<NodeVO>
-}
-
 /// The PostgreSQL engine's store type.
 typealias PostgresConformanceStore = PostgresStore
 

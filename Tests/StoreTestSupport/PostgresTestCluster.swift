@@ -24,8 +24,9 @@ enum PostgresTestCluster {
     /// The outcome, decided once.
     static let outcome: Outcome = findOrStart()
 
-    /// The script that runs a cluster, in this repository.
-    private static let script = URL(fileURLWithPath: #filePath)
+    /// The script that runs a cluster, in this repository (from this file's real path: the integration packages'
+    /// test support links to it).
+    private static let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/postgres-cluster")
 

@@ -3,36 +3,6 @@ import ObservableStoreCore
 import StoreSQLite
 
 extension Store {
-    /// The commits in the change log after `sequence`, oldest first, decoded: at most `limit` of them, and
-    /// fewer once they hold a few MiB of changes (so a reader never holds a whole huge commit); an empty
-    /// array means the log holds nothing after `sequence`.
-    ///
-    /// A commit logged in pieces (a very large transaction, see ``/ObservableStoreCore/Commit/piece``) comes
-    /// as its pieces, each counted as one; a page may end inside it: continue with ``commits(following:limit:)``.
-    ///
-    /// The log keeps what ``StoreConfiguration/retention`` says; a first sequence above `sequence + 1`
-    /// means the commits in between were pruned.
-    public func commits(after sequence: Int64, limit: Int = 512) throws -> [Commit] {
-        try commits(from: sequence + 1, piece: 0, limit: limit)
-    }
-
-    /// The commits (or pieces of commits) logged after `commit`, which is one this store returned: the rest of
-    /// its commit's pieces first, then the commits after it, as ``commits(after:limit:)`` returns them.
-    ///
-    /// For example, reading the whole log a page at a time:
-    ///
-    /// ```swift
-    /// var page = try store.commits(after: 0)
-    /// while let last = page.last {
-    ///     for commit in page { print(commit.sequence, commit.piece, commit.changes.count) }
-    ///     page = try store.commits(following: last)
-    /// }
-    /// ```
-    public func commits(following commit: Commit, limit: Int = 512) throws -> [Commit] {
-        guard !commit.isLastPiece else { return try commits(after: commit.sequence, limit: limit) }
-        return try commits(from: commit.sequence, piece: commit.piece.index + 1, limit: limit)
-    }
-
     /// What is wrong with the change log's pieces, one line each (empty when nothing is): a commit row whose
     /// piece rows are not all there (`piece_count - 1` of them, numbered from 1), or piece rows without their
     /// commit. For `storectl check`; a log without pieces (below migration 0007) has nothing to check.
@@ -67,7 +37,7 @@ extension Store {
 
     /// The log from piece `piece` of commit `sequence` on (or the first commit after it, when it is gone), in one
     /// snapshot: at most `limit` entries, and none after the payloads read reach ``ChangeLog/pageByteBudget``.
-    private func commits(from sequence: Int64, piece: Int, limit: Int) throws -> [Commit] {
+    package func loggedCommits(from sequence: Int64, piece: Int, limit: Int) throws -> [Commit] {
         try read { tx in
             let connection = tx.connection
             var commits: [Commit] = []

@@ -5,13 +5,13 @@ import StoreSQLite
 // The SQLite engine's durable listeners: cursors in `_store_listeners`, read by the core's `DurableListener` (the
 // public API is the core's `RecordStore+Durable`).
 extension Store {
+    /// Whether the store logs its commits.
+    package var tracksChanges: Bool { configuration.tracksChanges }
+
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void
     ) throws -> any DurableConsumer {
-        guard configuration.tracksChanges else {
-            throw StoreError(.invalidInput, "durable listeners need change tracking (StoreConfiguration.tracksChanges)")
-        }
         let cursor = try write { tx -> Int64 in
             // The cursor's piece column and the log's pieces come with migration 0007.
             guard try ChangeLog.hasPieces(on: tx.connection) else {

@@ -1,12 +1,21 @@
 import Foundation
 import ObservableStoreCore
 
-// Observed values of a query on SQLite: most commits are evaluated against the held result (``ObservedQueryState``),
-// without reading the query again.
+// Observed values on SQLite: most commits are evaluated against a query's held result (``ObservedQueryState``),
+// without reading the query again; a tracked read runs again only for commits to what it read (``ReadRegion``).
 extension Store {
     /// `query` kept current by an ``ObservedQueryState``: the engine's side of the core's `values(of:)`.
     package func observation<R: Record>(of query: Query<R>) -> QueryObservation<Transaction, R> {
         observation(of: query, state: ObservedQueryState(query))
+    }
+
+    /// Runs `read` and records the tables and columns its statements read (SQLite's authorizer reports them): the
+    /// engine's side of the core's `observe(tracking:)`, which runs it again only for a commit that changes them.
+    package func tracking<Value>(
+        _ read: (Transaction) throws -> Value, in snapshot: Transaction
+    ) throws -> (value: Value, mayChange: @Sendable (Commit) -> Bool) {
+        let (value, region) = try ReadRegion.recording(in: snapshot) { try read(snapshot) }
+        return (value, { commit in region.isChanged(by: commit) })
     }
 
     /// `query` observed through `state` (tests pass theirs to count its reads).

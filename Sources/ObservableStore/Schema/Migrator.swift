@@ -23,18 +23,14 @@ struct Migrator {
         PRAGMA application_id = \(Store.applicationID);
         """
 
-    struct HistoryRow {
-        var set: String
-        var version: Int
-        var name: String
-        var checksum: String
-    }
-
     let connection: Connection
     /// The database file, or nil for an in-memory store (no lock, no backup).
     let path: String?
     let sets: [MigrationSet]
     let configuration: StoreConfiguration
+
+    /// What the sets say about the history: status, validation, pending files.
+    var plan: MigrationPlan { MigrationPlan(sets: sets) }
 
     /// Does what `policy` says at open.
     mutating func open(policy: StoreConfiguration.MigrationPolicy) throws {
@@ -43,11 +39,10 @@ struct Migrator {
         case .none: return
         case .validateOnly:
             try checkApplicationID()
-            try validate(try readHistory())
+            try plan.validate(try readHistory())
         case .requireCurrent:
             try checkApplicationID()
-            let history = try readHistory().map { ($0.set, $0.version, $0.name, $0.checksum, Date?.none) }
-            try MigrationStatus(sets: sets, history: history).requireCurrent()
+            try plan.status(try readHistory()).requireCurrent()
         case .migrate: try migrate(limit: nil)
         case .migrateUpTo(let version, let set):
             guard sets.contains(where: { $0.name == set }) else {
@@ -63,8 +58,8 @@ struct Migrator {
         let needsBootstrap = try !historyTableExists()
         if !needsBootstrap {
             let history = try readHistory()
-            try validate(history)
-            if pending(history, limit: limit).isEmpty { return }
+            try plan.validate(history)
+            if plan.pending(history, limit: limit).isEmpty { return }
         }
         let lock = try path.map { try MigrationLock(databasePath: $0, timeout: configuration.migrationLockTimeout) }
         defer { withExtendedLifetime(lock) {} }
@@ -73,8 +68,8 @@ struct Migrator {
         let logsSchemaChanges = try ChangeLog.exists(on: connection)
         try bootstrap()
         let history = try readHistory()
-        try validate(history)
-        let work = pending(history, limit: limit)
+        try plan.validate(history)
+        let work = plan.pending(history, limit: limit)
         guard let first = work.first else { return }
         let backsUp = configuration.backupBeforeMigrating && !history.isEmpty
         if let path, backsUp {
@@ -99,16 +94,16 @@ struct Migrator {
         }
     }
 
-    func readHistory() throws -> [HistoryRow] {
+    func readHistory() throws -> [MigrationPlan.HistoryRow] {
         guard try historyTableExists() else { return [] }
         return try StoreError.wrapping {
             let statement = try connection.cachedStatement(
                 "SELECT set_name, version, name, checksum FROM \(Migrator.historyTable) ORDER BY set_name, version")
             defer { statement.reset() }
-            var rows: [HistoryRow] = []
+            var rows: [MigrationPlan.HistoryRow] = []
             while try statement.step() {
                 rows.append(
-                    HistoryRow(
+                    MigrationPlan.HistoryRow(
                         set: statement.text(at: 0), version: Int(statement.int64(at: 1)), name: statement.text(at: 2),
                         checksum: statement.text(at: 3)))
             }
@@ -133,47 +128,6 @@ struct Migrator {
                 .notAStore,
                 "\(path ?? ":memory:") is not an ObservableStore store (application_id 0x\(String(UInt32(bitPattern: id), radix: 16)))")
         }
-    }
-
-    /// Throws for a newer schema, a changed applied file, or a pending file below an applied one.
-    /// History rows of sets this code does not know (another service's) are left alone.
-    func validate(_ history: [HistoryRow]) throws {
-        for set in sets {
-            let applied = history.filter { $0.set == set.name }
-            if let newest = applied.last, newest.version > set.latestVersion {
-                throw StoreError.schemaTooNew(db: newest.version, known: set.latestVersion, set: set.name)
-            }
-            for row in applied {
-                guard row.version >= 1 else {
-                    throw StoreError(.migrationConflict, "the history of set \(set.name) holds version \(row.version), which no file can have")
-                }
-                let migration = set.migrations[row.version - 1]
-                guard migration.checksum == row.checksum else {
-                    throw StoreError.migrationChanged(
-                        file: "\(migration.id).sql", version: row.version, recorded: row.checksum, current: migration.checksum)
-                }
-            }
-            let appliedVersions = Set(applied.map(\.version))
-            if let newest = applied.last,
-                let gap = set.migrations.first(where: { $0.version < newest.version && !appliedVersions.contains($0.version) })
-            {
-                throw StoreError.migrationOutOfOrder(file: "\(gap.id).sql", laterApplied: newest.version)
-            }
-        }
-    }
-
-    /// The migrations not yet applied, in apply order, cut at `limit`.
-    func pending(_ history: [HistoryRow], limit: (set: String, version: Int)?) -> [(MigrationSet, Migration)] {
-        var work: [(MigrationSet, Migration)] = []
-        for set in sets {
-            let applied = Set(history.filter { $0.set == set.name }.map(\.version))
-            for migration in set.migrations where !applied.contains(migration.version) {
-                if let limit, limit.set == set.name, migration.version > limit.version { break }
-                work.append((set, migration))
-            }
-            if let limit, limit.set == set.name { break }
-        }
-        return work
     }
 
     // MARK: - Writing

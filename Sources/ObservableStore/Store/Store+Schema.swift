@@ -3,8 +3,11 @@ import ObservableStoreCore
 import StoreSQLite
 
 extension Store {
-    /// The migration history, oldest first within each set.
-    public func appliedMigrations() throws -> [AppliedMigration] {
+    /// The library's set, then the configured ones.
+    package var migrationSets: [MigrationSet] { [MigrationSet.store] + configuration.migrationSets }
+
+    /// The migration history, oldest first within each set: the core's `appliedMigrations()`.
+    package func readMigrationHistory() throws -> [AppliedMigration] {
         try read { tx in
             guard try tx.fetchValue(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [Migrator.historyTable]) != nil
@@ -29,8 +32,9 @@ extension Store {
         }
     }
 
-    /// `PRAGMA user_version`: the highest applied version of the library's own migration set.
-    public func schemaVersion() throws -> Int {
+    /// `PRAGMA user_version`: the highest applied version of the library's own migration set (the core's
+    /// `schemaVersion()`).
+    package func readSchemaVersion() throws -> Int {
         try read { tx in try tx.fetchValue("PRAGMA user_version").flatMap(Int.fromDatabaseValue) ?? 0 }
     }
 
@@ -63,23 +67,9 @@ extension Store {
 }
 
 extension Store {
-    /// Where every migration of the library's set and the configured sets stands in this store.
-    /// History rows of sets the code does not know are not listed.
-    public func migrationStatus() throws -> MigrationStatus {
-        MigrationStatus(
-            sets: [MigrationSet.store] + configuration.migrationSets,
-            history: try appliedMigrations().map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
-    }
-
-    /// Rehearses applying the pending migrations (`storectl migrate plan`): applies them to a temporary copy of the
-    /// store, made with the backup API, so the real SQL meets the real data. Returns the history rows the rehearsal
-    /// wrote (with each file's duration), in apply order; empty when nothing is pending. This store is not changed.
-    ///
-    /// Throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew`` or
-    /// ``/ObservableStoreCore/StoreError/Code/migrationConflict`` when this store's history is newer than the code or
-    /// conflicts with it (checked before any copy is made), and ``/ObservableStoreCore/StoreError/Code/migrationConflict``
-    /// for a file that fails on the copy (naming it).
-    public func rehearsePendingMigrations() throws -> [AppliedMigration] {
+    /// The core's `rehearsePendingMigrations()` on SQLite: the pending migrations applied to a temporary copy of the
+    /// store, made with the backup API; the history is checked before any copy is made.
+    package func rehearseMigrations() throws -> [AppliedMigration] {
         let status = try migrationStatus()
         try status.requireMigratable()
         guard !status.pending.isEmpty else { return [] }
@@ -96,13 +86,10 @@ extension Store {
         return status.pending.compactMap { entry in applied.first { $0.set == entry.set && $0.version == entry.version } }
     }
 
-    /// Re-records the checksum of applied migration `version` of `set` as the known file's, after a
-    /// person reviewed the edit. Returns the old and new checksums. Never marks an unapplied file applied.
-    ///
-    /// Throws ``/ObservableStoreCore/StoreError/Code/notFound`` when no known set has that migration, or it is not
-    /// applied.
-    public func acceptMigrationChange(version: Int, set: String = MigrationSet.storeSetName) throws -> (old: String, new: String) {
-        let migration = try ([MigrationSet.store] + configuration.migrationSets).migration(version, of: set)
+    /// The core's `acceptMigrationChange(version:set:)` on SQLite, in one write; the bookkeeping counter moves, so that
+    /// other processes' feeds do not take the write for a foreign one.
+    package func recordChecksum(of migration: Migration, in set: String) throws -> (old: String, new: String) {
+        let version = migration.version
         return try write { tx in
             guard
                 let old = try tx.fetchValue(

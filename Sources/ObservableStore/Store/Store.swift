@@ -163,11 +163,6 @@ public final class Store: Sendable {
         writer.close()
     }
 
-    /// A repository of `type`'s table in this store; its commits carry `origin`, if given.
-    public func repository<R: Record>(_ type: R.Type, origin: String? = nil) -> Repository<R> {
-        Repository(store: self, origin: origin)
-    }
-
     // MARK: - Transactions
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`) and commits; if `body` throws,
@@ -249,13 +244,25 @@ public final class Store: Sendable {
 
     /// Runs `body`, which must run exactly one statement, on a reader connection without BEGIN and
     /// COMMIT: a single statement is its own consistent snapshot, and this saves two round trips.
-    func readOneStatement<T>(_ body: (Transaction) throws -> T) throws -> T {
+    package func readOneStatement<T>(_ body: (Transaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else { return try read(body) }
         return try readers.withReader { connection in
             let transaction = Transaction(connection: connection, kind: .read, capture: nil)
             defer { transaction.end() }
             return try body(transaction)
         }
+    }
+
+    /// The record of `type` with primary key `key`, or nil: ``/ObservableStoreCore/Repository/fetch(_:)``.
+    ///
+    /// As ``readOneStatement(_:)`` without its closure and its `Transaction`: a closure returning `R?` makes Swift
+    /// look that type up on every call, and the object is an allocation. A fetch by key takes a few microseconds in
+    /// all, so each of these counts.
+    package func fetchRecord<R: Record>(_ type: R.Type, key: R.Key) throws -> R? {
+        guard readers.maximum > 0 else { return try read { try $0.fetch(type, key: key) } }
+        let lease = try readers.lend()
+        defer { readers.giveBack(lease) }
+        return try Transaction.fetch(type, key: key, on: lease.connection)
     }
 
     /// Like ``read(_:)``, with the caller suspended instead of blocking a thread.

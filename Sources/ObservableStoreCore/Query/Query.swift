@@ -1,6 +1,6 @@
 /// A description of which records of one table to fetch, count or delete: filters with bound
-/// values, order, limit, and keyset paging. A value; build it, then pass it to an engine (the SQLite
-/// engine's `Repository` or `Transaction`).
+/// values, order, limit, and keyset paging. A value; build it, then pass it to a ``Repository`` or a transaction
+/// (``StoreTransaction``) of either engine.
 ///
 /// For example:
 ///

@@ -7,6 +7,34 @@ package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransa
     /// The SQLite engine evaluates most commits against the held result instead.
     func observation<R: Record>(of query: Query<R>) -> QueryObservation<Snapshot, R>
 
+    /// Runs `body`, which runs exactly one statement, in a read snapshot: an engine may skip BEGIN and COMMIT, since
+    /// one statement is its own snapshot. ``Repository``'s reads.
+    func readOneStatement<T>(_ body: (Snapshot) throws -> T) throws -> T
+    /// The record of `type` with primary key `key`, or nil: ``Repository/fetch(_:)``. By default, one statement's
+    /// read; the SQLite engine reads on a reader connection without a transaction object.
+    func fetchRecord<R: Record>(_ type: R.Type, key: R.Key) throws -> R?
+    /// The change log from piece `piece` of commit `sequence` on (from the first commit after it when it is gone),
+    /// decoded and read in one snapshot: at most `limit` entries, fewer once they hold a few MiB of changes.
+    func loggedCommits(from sequence: Int64, piece: Int, limit: Int) throws -> [Commit]
+    /// The engine's own migration set, then the configured ones, in apply order.
+    var migrationSets: [MigrationSet] { get }
+    /// The migration history, ordered by set and version (empty before the first migration).
+    func readMigrationHistory() throws -> [AppliedMigration]
+    /// The last applied version of the library's own migration set.
+    func readSchemaVersion() throws -> Int
+    /// `rehearsePendingMigrations()`, as the engine rehearses: the store is left as it was.
+    func rehearseMigrations() throws -> [AppliedMigration]
+    /// Records the checksum of `migration` of `set`, which must be applied, as the file's; returns the old and new.
+    func recordChecksum(of migration: Migration, in set: String) throws -> (old: String, new: String)
+    /// Runs `read` in `snapshot` and returns its value and a test of which commits may change it: what
+    /// `observe(tracking:)` runs again for. By default every commit may; the SQLite engine records the tables and
+    /// columns the read's statements read.
+    func tracking<Value>(
+        _ read: (Snapshot) throws -> Value, in snapshot: Snapshot
+    ) throws -> (value: Value, mayChange: @Sendable (Commit) -> Bool)
+
+    /// Whether the store logs its commits (its configuration's `tracksChanges`): durable listeners need it.
+    var tracksChanges: Bool { get }
     /// Stores durable listener `name`'s cursor if it has none (at the last commit for ``DurableStart/now``, before
     /// the first for ``DurableStart/beginning``) and returns what will read the log for it, not yet begun. Throws
     /// when the store does not track changes or its schema cannot hold durable listeners.
@@ -26,6 +54,18 @@ extension RecordEngine {
     /// Each commit to the query's table reads the records again.
     package func observation<R: Record>(of query: Query<R>) -> QueryObservation<Snapshot, R> {
         QueryObservation(fetch: { tx in try tx.fetchAll(query) }, apply: { _ in .refetch })
+    }
+
+    /// Every commit may change what `read` read.
+    package func tracking<Value>(
+        _ read: (Snapshot) throws -> Value, in snapshot: Snapshot
+    ) throws -> (value: Value, mayChange: @Sendable (Commit) -> Bool) {
+        (try read(snapshot), { _ in true })
+    }
+
+    /// One statement's read.
+    package func fetchRecord<R: Record>(_ type: R.Type, key: R.Key) throws -> R? {
+        try readOneStatement { tx in try tx.fetch(type, key: key) }
     }
 }
 

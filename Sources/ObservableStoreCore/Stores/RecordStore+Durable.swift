@@ -25,7 +25,11 @@ extension RecordStore {
         _ name: String, filter: ChangeFilter = .all, startingAt start: DurableStart = .now,
         handler: @escaping @Sendable (DurableEvent) throws -> Void
     ) throws -> ListenerToken {
-        let consumer = try engineHandle.engine.durableConsumer(name, filter: filter, startingAt: start, handler: handler)
+        let engine = engineHandle.engine
+        guard engine.tracksChanges else {
+            throw StoreError(.invalidInput, "durable listeners need change tracking (the store's configuration: tracksChanges)")
+        }
+        let consumer = try engine.durableConsumer(name, filter: filter, startingAt: start, handler: handler)
         // A one-slot wake-up listener: events only make the consumer read; it reads the log itself.
         let wakeUp = makeListener(name, filter: .all, options: ListenerOptions(bufferSize: 1)) { _ in
             consumer.wake()

@@ -16,8 +16,10 @@ public protocol StoreTransaction: AnyObject {
     // MARK: Records
 
     /// Inserts `record`; returns it with its assigned key.
+    @discardableResult
     func insert<R: Record>(_ record: R) throws -> R
     /// Inserts `record`, or updates the row with its primary key; returns it with its key.
+    @discardableResult
     func upsert<R: Record>(_ record: R) throws -> R
     /// Updates the row of `record`'s key; throws ``StoreError/Code/notFound`` if there is none.
     func update<R: Record>(_ record: R) throws
@@ -26,12 +28,16 @@ public protocol StoreTransaction: AnyObject {
     /// Writes only `columns` of `record` to its row.
     func update<R: Record>(_ record: R, columns: [R.Columns]) throws
     /// Deletes `record`'s row; returns whether one was deleted.
+    @discardableResult
     func delete<R: Record>(_ record: R) throws -> Bool
     /// Deletes the row of `type` with primary key `key`; returns whether one was deleted.
+    @discardableResult
     func delete<R: Record>(_ type: R.Type, key: R.Key) throws -> Bool
     /// Deletes the row of `type` with primary key value `key`; returns whether one was deleted.
+    @discardableResult
     func delete<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> Bool
     /// Deletes what `query` selects; returns how many rows.
+    @discardableResult
     func deleteAll<R: Record>(_ query: Query<R>) throws -> Int
     /// The record of `type` with primary key `key`, or nil.
     func fetch<R: Record>(_ type: R.Type, key: R.Key) throws -> R?
@@ -47,6 +53,7 @@ public protocol StoreTransaction: AnyObject {
     // MARK: SQL
 
     /// Runs one statement with positional `arguments`; returns how many rows it changed.
+    @discardableResult
     func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int
     /// Runs a query with positional `arguments`; its rows.
     func fetchRows(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [Row]

@@ -4,16 +4,13 @@ import ObservableStoreCore
 import StorePostgres
 
 extension PostgresStore {
-    /// The commits in the change log after `sequence`, oldest first, decoded: at most `limit` of them; an empty
-    /// array means the log holds nothing after `sequence`. A first sequence above `sequence + 1` means the commits in
-    /// between were pruned (``PostgresStoreConfiguration/retention``).
-    ///
-    /// A commit here is never split in pieces. A commit that truncated a table is marked
+    /// The log from commit `sequence` on, in one snapshot: at most `limit` commits. A commit here is never split in
+    /// pieces, so `piece` is always 0. A commit that truncated a table is marked
     /// ``/ObservableStoreCore/Commit/isExternalChange`` (no row images; listeners get a resync).
-    public func commits(after sequence: Int64, limit: Int = 512) throws -> [Commit] {
+    package func loggedCommits(from sequence: Int64, piece: Int, limit: Int) throws -> [Commit] {
         try withSnapshot { connection in
             try ServerLogReader(connection: connection, layouts: observation.layouts)
-                .entries(after: sequence, through: nil, limit: limit).map { try $0.decoded() }
+                .entries(after: sequence - 1, through: nil, limit: limit).map { try $0.decoded() }
         }
     }
 

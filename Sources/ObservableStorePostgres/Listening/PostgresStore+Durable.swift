@@ -6,13 +6,13 @@ import StorePostgres
 // The PostgreSQL engine's durable listeners: cursors in `_store_listeners`, one consumer per name across hosts (a
 // ``ServerDurableClaim``); the public API is the core's `RecordStore+Durable`.
 extension PostgresStore {
+    /// Whether the store logs its commits.
+    package var tracksChanges: Bool { configuration.tracksChanges }
+
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void
     ) throws -> any DurableConsumer {
-        guard configuration.tracksChanges else {
-            throw StoreError(.invalidInput, "durable listeners need change tracking (PostgresStoreConfiguration.tracksChanges)")
-        }
         try pool.withConnection { connection in
             let initial = start == .now ? try ServerLogReader.head(on: connection) : 0
             _ = try ServerDurableCursor.claim(name, initial: initial, on: connection)

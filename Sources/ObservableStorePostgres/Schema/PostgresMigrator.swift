@@ -29,27 +29,21 @@ struct PostgresMigrator {
         )
         """
 
-    /// One row of the history.
-    struct HistoryRow {
-        var set: String
-        var version: Int
-        var name: String
-        var checksum: String
-        var appliedAt: Date?
-    }
-
     let connection: ServerConnection
     let configuration: PostgresStoreConfiguration
 
     /// The engine's own set, then the service's sets.
     var sets: [MigrationSet] { [MigrationSet.postgresStore] + configuration.migrationSets }
 
+    /// What the sets say about the history: status, validation, pending files.
+    var plan: MigrationPlan { MigrationPlan(sets: sets) }
+
     /// Does what the configuration's ``PostgresStoreConfiguration/migrationPolicy`` says.
     func open() throws {
         switch configuration.migrationPolicy {
         case .none: return
-        case .validateOnly: try validate(try readHistory())
-        case .requireCurrent: try status(try readHistory()).requireCurrent()
+        case .validateOnly: try plan.validate(try readHistory())
+        case .requireCurrent: try plan.status(try readHistory()).requireCurrent()
         case .migrate: try migrate(limit: nil)
         case .migrateUpTo(let version, let set):
             guard sets.contains(where: { $0.name == set }) else {
@@ -59,16 +53,11 @@ struct PostgresMigrator {
         }
     }
 
-    /// Where every migration stands.
-    func status(_ history: [HistoryRow]) -> MigrationStatus {
-        MigrationStatus(sets: sets, history: history.map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
-    }
-
     /// Validates, then applies what is pending (up to `limit`), one file per locked transaction.
     func migrate(limit: (set: String, version: Int)?) throws {
         let history = try readHistory()
-        try validate(history)
-        guard !pending(history, limit: limit).isEmpty else { return }
+        try plan.validate(history)
+        guard !plan.pending(history, limit: limit).isEmpty else { return }
         let logged = try logsSchemaChanges()
         while try applyNext(limit: limit, logged: logged) {}
     }
@@ -94,8 +83,8 @@ struct PostgresMigrator {
             let logged = try logsSchemaChanges()
             try connection.execute(PostgresMigrator.bootstrapSQL)
             let history = try readHistory()
-            try validate(history)
-            let work = pending(history, limit: nil)
+            try plan.validate(history)
+            let work = plan.pending(history, limit: nil)
             for (set, migration) in work { try apply(migration, of: set, logged: logged) }
             try checkDeferred(of: work.map { $0.1 })
             let written = try connection.query(
@@ -140,8 +129,8 @@ struct PostgresMigrator {
             try lockMigrations()
             try connection.execute(PostgresMigrator.bootstrapSQL)
             let history = try readHistory()
-            try validate(history)
-            guard let (set, migration) = pending(history, limit: limit).first else {
+            try plan.validate(history)
+            guard let (set, migration) = plan.pending(history, limit: limit).first else {
                 try connection.execute("COMMIT")
                 return false
             }
@@ -160,40 +149,17 @@ struct PostgresMigrator {
 
     // MARK: - Reading and validating the history
 
-    func readHistory() throws -> [HistoryRow] {
+    func readHistory() throws -> [MigrationPlan.HistoryRow] {
         guard try connection.query("SELECT to_regclass('\(PostgresMigrator.historyTable)') IS NOT NULL").scalar == .integer(1) else {
             return []
         }
         return try connection.query(
             "SELECT set_name, version, name, checksum, applied_at FROM \(PostgresMigrator.historyTable) ORDER BY set_name, version"
         ).namedRows.map { row in
-            HistoryRow(
+            MigrationPlan.HistoryRow(
                 set: row.value("set_name") ?? "", version: row.value("version", as: Int.self) ?? 0, name: row.value("name") ?? "",
                 checksum: row.value("checksum") ?? "", appliedAt: row.value("applied_at", as: Date.self))
         }
-    }
-
-    /// Throws for a newer schema, a changed applied file, or a pending file below an applied one. History rows of
-    /// sets this code does not know (another service's) are left alone.
-    func validate(_ history: [HistoryRow]) throws {
-        try status(history).requireMigratable()
-        for row in history where row.version < 1 && sets.contains(where: { $0.name == row.set }) {
-            throw StoreError(.migrationConflict, "the history of set \(row.set) holds version \(row.version), which no file can have")
-        }
-    }
-
-    /// The migrations not yet applied, in apply order, cut at `limit`.
-    func pending(_ history: [HistoryRow], limit: (set: String, version: Int)?) -> [(MigrationSet, Migration)] {
-        var work: [(MigrationSet, Migration)] = []
-        for set in sets {
-            let applied = Set(history.filter { $0.set == set.name }.map(\.version))
-            for migration in set.migrations where !applied.contains(migration.version) {
-                if let limit, limit.set == set.name, migration.version > limit.version { break }
-                work.append((set, migration))
-            }
-            if let limit, limit.set == set.name { break }
-        }
-        return work
     }
 
     // MARK: - Writing

@@ -5,11 +5,6 @@ import StorePostgres
 
 // Writes and reads, with the SQLite `Store`'s names and signatures; the closures get a `PostgresTransaction`.
 extension PostgresStore {
-    /// A repository of `type`'s table in this store; its commits carry `origin`, if given.
-    public func repository<R: Record>(_ type: R.Type, origin: String? = nil) -> PostgresRepository<R> {
-        PostgresRepository(store: self, origin: origin)
-    }
-
     /// Runs `body` in one write transaction (READ COMMITTED) on a pooled connection and commits; if `body` throws,
     /// everything it did is rolled back and the error is rethrown.
     ///
@@ -166,7 +161,7 @@ extension PostgresStore {
 
     /// Runs `body`, which must run exactly one statement, on a pooled connection without BEGIN and COMMIT: one
     /// statement is its own snapshot, and this saves two round trips. For the repository's reads.
-    func readOneStatement<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
+    package func readOneStatement<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
         try pool.withConnection { connection in
             let transaction = PostgresTransaction(connection: connection, kind: .read, tableColumns: tableColumns)
             defer { transaction.end() }

@@ -10,7 +10,7 @@ struct NodeRoutes: Sendable {
     /// The fields `PATCH /api/nodes/:id` takes.
     static let patchableFields = ["name", "x", "y", "color", "width", "height"]
 
-    let store: Store
+    let store: any RecordStore
     /// The encoded pages of `GET /api/nodes`, served while nothing was committed since they were read.
     let pages = NodePageCache()
 
@@ -33,9 +33,9 @@ struct NodeRoutes: Sendable {
         let limit = try RequestParameters.integer("limit", in: request, range: 1...1000, default: 100) ?? 100
         let key = NodePageCache.Key(after: after, limit: limit)
         // One cheap read: the page is served from the cache only if nothing was committed since it was read.
-        let current = try await store.read { tx in try tx.lastSequence() }
+        let current = try await store.boardRead { tx in try tx.lastSequence() }
         if let body = pages.body(for: key, at: current) { return .json(buffer: body) }
-        let (rows, sequence) = try await store.read { tx in
+        let (rows, sequence) = try await store.boardRead { tx in
             // Without `after`, from the first id (ids given by clients may be negative).
             let rows = try after.map { after in
                 try tx.fetchRows("SELECT * FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after, limit + 1])
@@ -66,7 +66,7 @@ struct NodeRoutes: Sendable {
 
     /// `GET /api/nodes/:id`.
     func get(_ id: Int64) async throws -> Response {
-        let row = try await store.read { tx in try NodeRoutes.row(id, in: tx) }
+        let row = try await store.boardRead { tx in try NodeRoutes.row(id, in: tx) }
         guard let row else { throw APIError.notFound(table: "nodes", key: String(id)) }
         return .json(row)
     }
@@ -123,7 +123,7 @@ struct NodeRoutes: Sendable {
     }
 
     /// The row of node `id`, every column.
-    static func row(_ id: Int64, in tx: Transaction) throws -> Row? {
+    static func row(_ id: Int64, in tx: any StoreTransaction) throws -> Row? {
         try tx.fetchRows("SELECT * FROM nodes WHERE id = ?", [id]).first
     }
 }

@@ -7,7 +7,7 @@ struct UserRoutes: Sendable {
     /// The fields `PUT /api/users/:id` takes.
     static let puttableFields = ["name", "hair_color"]
 
-    let store: Store
+    let store: any RecordStore
 
     /// Adds the routes under `/api/users`.
     func add(to router: Router<some RequestContext>) {
@@ -18,7 +18,7 @@ struct UserRoutes: Sendable {
 
     /// `GET /api/users/:id`.
     func get(_ id: String) async throws -> Response {
-        let row = try await store.read { tx in try UserRoutes.row(id, in: tx) }
+        let row = try await store.boardRead { tx in try UserRoutes.row(id, in: tx) }
         guard let row else { throw APIError.notFound(table: "user_info", key: id) }
         return .json(row)
     }
@@ -53,7 +53,7 @@ struct UserRoutes: Sendable {
     }
 
     /// The row of user `id`, every column.
-    static func row(_ id: String, in tx: Transaction) throws -> Row? {
+    static func row(_ id: String, in tx: any StoreTransaction) throws -> Row? {
         try tx.fetchRows("SELECT * FROM user_info WHERE id = ?", [id]).first
     }
 }

@@ -46,7 +46,7 @@ public final class CommitStream: Sendable {
 
     /// The options the stream was made with.
     public let options: CommitStreamOptions
-    let store: Store
+    let store: any RecordStore
     let metrics: CommitStreamMetrics
     let logger: Logger
     private let pump: Mutex<Pump>
@@ -54,7 +54,7 @@ public final class CommitStream: Sendable {
     private let listener = Mutex<ListenerToken?>(nil)
     private let heartbeat: Mutex<(any DispatchSourceTimer)?>
 
-    init(store: Store, options: CommitStreamOptions, metrics: CommitStreamMetrics, logger: Logger) throws {
+    init(store: any RecordStore, options: CommitStreamOptions, metrics: CommitStreamMetrics, logger: Logger) throws {
         self.store = store
         self.options = options
         self.metrics = metrics

@@ -4,14 +4,15 @@ import ObservableStore
 import ServiceLifecycle
 import Synchronization
 
-/// A swift-service-lifecycle `Service` that owns a ``/ObservableStore/Store``: it opens the store when made (so
-/// migrations run before the server accepts requests), makes the store's event streams, and on graceful shutdown
-/// ends those streams, waits for their clients' responses to end, then closes the store.
+/// A swift-service-lifecycle `Service` that owns a store on either engine (a ``/ObservableStore/RecordStore``): it
+/// opens the store when made, or takes one just opened (so migrations run before the server accepts requests), makes
+/// the store's event streams, and on graceful shutdown ends those streams, waits for their clients' responses to end,
+/// then closes the store.
 ///
 /// Pass it to the `Application` with the router, so that it shuts down after the HTTP server:
 ///
 /// ```swift
-/// let service = try StoreService(path: "board.sqlite")
+/// let service = try StoreService(path: "board.sqlite")   // or StoreService(store: try PostgresStore(url: url))
 /// let router = Router()
 /// router.addCommitStream("events", try service.commitStream())
 /// let app = Application(router: router, services: [service])
@@ -23,22 +24,30 @@ import Synchronization
 /// so the running handlers finish), and this service last, which ends any stream left and closes the store.
 public final class StoreService: Service, Sendable {
     /// The store this service owns.
-    public let store: Store
+    public let store: any RecordStore
     private let metricsFactory: (any MetricsFactory)?
     private let logger: Logger
     private let streams = Mutex<[CommitStream]>([])
 
-    /// Opens (or creates, and migrates) the store at `path`.
+    /// Opens (or creates, and migrates) the SQLite store at `path`.
     ///
     /// - Parameters:
     ///   - metricsFactory: where the streams' metrics go; nil (the default) for the factory swift-metrics was
     ///     bootstrapped with. The library never bootstraps one.
     ///   - logger: the logger of the service and its streams.
-    public init(
+    public convenience init(
         path: String, configuration: StoreConfiguration = StoreConfiguration(), metricsFactory: (any MetricsFactory)? = nil,
         logger: Logger = Logger(label: "ObservableStoreHummingbird")
     ) throws {
-        store = try Store(path: path, configuration: configuration)
+        self.init(store: try Store(path: path, configuration: configuration), metricsFactory: metricsFactory, logger: logger)
+    }
+
+    /// Owns `store`, on either engine (a `PostgresStore` with the PostgreSQL trait): the service closes it at
+    /// shutdown. The parameters are those of ``init(path:configuration:metricsFactory:logger:)``.
+    public init(
+        store: any RecordStore, metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "ObservableStoreHummingbird")
+    ) {
+        self.store = store
         self.metricsFactory = metricsFactory
         self.logger = logger
     }

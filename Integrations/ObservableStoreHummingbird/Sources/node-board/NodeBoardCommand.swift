@@ -7,11 +7,14 @@ import NodeBoard
 import ObservableStore
 import ObservableStoreHummingbird
 import Prometheus
+#if PostgreSQL
+    import ObservableStorePostgres
+#endif
 import ServiceLifecycle
 import UnixSignals
 
-/// `node-board --db PATH [--host 127.0.0.1] [--port 8080] [--feed-poll-ms 25]`: serves the node board on the store at PATH (created if
-/// missing). Writes need `Authorization: Bearer $NODE_BOARD_TOKEN` when that variable is set; a non-loopback host
+/// `node-board --db PATH|URL [--host 127.0.0.1] [--port 8080] [--feed-poll-ms 25]`: serves the node board on the store at
+/// PATH (created if missing), or, built with the trait PostgreSQL, on the PostgreSQL database at a `postgres://` URL. Writes need `Authorization: Bearer $NODE_BOARD_TOKEN` when that variable is set; a non-loopback host
 /// without it is refused (exit 64). Exits 0 on SIGTERM or SIGINT, after a graceful shutdown.
 @main
 struct NodeBoardCommand: AsyncParsableCommand {
@@ -21,7 +24,7 @@ struct NodeBoardCommand: AsyncParsableCommand {
     /// EX_USAGE: the command line or the environment does not allow starting.
     static let usageExitCode: Int32 = 64
 
-    @Option(help: "The store's file (created if missing).")
+    @Option(help: "The store's file (created if missing), or a postgres:// URL (a node-board built with the trait PostgreSQL).")
     var db: String
 
     @Option(help: "The address to listen on (a non-loopback address needs NODE_BOARD_TOKEN).")
@@ -32,7 +35,7 @@ struct NodeBoardCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("feed-poll-ms"),
-        help: "How often, in milliseconds, the store checks its file for other processes' commits when nothing woke it (1...1000).")
+        help: "How often, in milliseconds, the store checks for other processes' commits when nothing woke it (1...1000).")
     var feedPollMilliseconds = 25
 
     func validate() throws {
@@ -54,13 +57,12 @@ struct NodeBoardCommand: AsyncParsableCommand {
         let logger = Logger(label: "node-board")
         let service: StoreService
         do {
-            // Shorter than the library's 250 ms: the fallback when no directory notification woke the feed
-            // costs one `PRAGMA data_version` per check (see the README's "Commits of other processes").
-            var configuration = StoreConfiguration()
-            configuration.changeFeedPollInterval = .milliseconds(feedPollMilliseconds)
-            service = try StoreService(path: db, configuration: configuration)
+            service = StoreService(store: try openStore())
+        } catch let refusal as UsageRefusal {
+            FileHandle.standardError.write(Data("node-board: \(refusal.message)\n".utf8))
+            throw ExitCode(NodeBoardCommand.usageExitCode)
         } catch {
-            FileHandle.standardError.write(Data("node-board: cannot open the store \(db): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("node-board: cannot open the store \(redactedDB): \(error)\n".utf8))
             throw ExitCode.failure
         }
         // `[::1]` names an address as in a URL; the socket takes it without the brackets.
@@ -77,6 +79,36 @@ struct NodeBoardCommand: AsyncParsableCommand {
         var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = NodeBoardCommand.maximumGracefulShutdown
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The store of --db: a PostgreSQL database for a `postgres://` or `postgresql://` URL, else a SQLite file.
+    private func openStore() throws -> any RecordStore {
+        guard db.hasPrefix("postgres://") || db.hasPrefix("postgresql://") else {
+            // Shorter than the library's 250 ms: the fallback when no directory notification woke the feed
+            // costs one `PRAGMA data_version` per check (see the README's "Commits of other processes").
+            var configuration = StoreConfiguration()
+            configuration.changeFeedPollInterval = .milliseconds(feedPollMilliseconds)
+            return try Store(path: db, configuration: configuration)
+        }
+        #if PostgreSQL
+            var configuration = PostgresStoreConfiguration()
+            configuration.changeFeedPollInterval = .milliseconds(feedPollMilliseconds)
+            configuration.applicationName = "node-board"
+            return try PostgresStore(url: db, configuration: configuration)
+        #else
+            throw UsageRefusal(
+                message: "--db \(redactedDB): this node-board was built without PostgreSQL; build it with --traits PostgreSQL")
+        #endif
+    }
+
+    /// --db with the password of a URL replaced by `***`.
+    private var redactedDB: String {
+        db.replacingOccurrences(of: #"(://[^:/@]*):[^@/]*@"#, with: "$1:***@", options: .regularExpression)
+    }
+
+    /// A --db this node-board cannot serve (exit 64).
+    private struct UsageRefusal: Error {
+        let message: String
     }
 
     /// How long a graceful shutdown may take before the handlers still running are cancelled.

@@ -16,6 +16,12 @@ struct EventStreamProcessTests {
         #expect(head.headers["cache-control"] == "no-store")
         #expect(head.headers["x-accel-buffering"] == "no")
 
+        try EventStreamProcessTests.expectStorectlInsertArrives(on: server, events: events)
+    }
+
+    /// Inserts a node with storectl (another process) and expects `events` to deliver its commit: the store's last
+    /// sequence as `id:`, origin "storectl", one insert into `nodes` with the node's columns.
+    static func expectStorectlInsertArrives(on server: NodeBoardServer, events: SSEConnection) throws {
         try server.insertNode(named: "from-shell", x: 1.5, y: 2)
         let sequence = try server.lastSequence()
         let frame = try events.nextEvent(timeout: 10)

@@ -27,24 +27,22 @@ struct BoardResponse {
     }
 }
 
-/// The board's router on a new store in a temporary directory, removed afterwards.
-struct BoardFixture: Sendable {
+/// The board's router on a new store: a file in a temporary directory, removed afterwards, or a PostgreSQL database of
+/// the test server.
+struct BoardFixture<S: RecordStore>: Sendable {
     let client: any TestClientProtocol
-    let store: Store
+    let store: S
 
-    /// Runs `body` with the router of a fresh store; `token`, when given, guards the writes.
-    static func with(token: String? = nil, _ body: @Sendable (BoardFixture) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-board-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let service = try StoreService(path: directory.appendingPathComponent("board.sqlite").path)
-        defer { service.store.close() }
+    /// Runs `body` with the board's router on `store` (closed afterwards); `token`, when given, guards the writes.
+    static func with(store: S, token: String?, _ body: @Sendable (BoardFixture) async throws -> Void) async throws {
+        let service = StoreService(store: store)
+        defer { store.close() }
         var logger = Logger(label: "node-board-tests")
         logger.logLevel = .error  // the API's errors are logged at warning, and the tests make many
         let router = try NodeBoardApplication.router(service: service, token: token, metrics: PrometheusCollectorRegistry())
         let app = Application(router: router, logger: logger)
         try await app.test(.router) { client in
-            try await body(BoardFixture(client: client, store: service.store))
+            try await body(BoardFixture(client: client, store: store))
         }
     }
 
@@ -63,18 +61,18 @@ struct BoardFixture: Sendable {
 
     /// Every node of the store, as rows.
     func nodeRows() throws -> [Row] {
-        try store.read { tx in try tx.fetchRows("SELECT * FROM nodes ORDER BY id") }
+        try store.read { tx in try tx.fetchRows("SELECT * FROM nodes ORDER BY id", []) }
     }
 
     /// Every user of the store, as rows.
     func userRows() throws -> [Row] {
-        try store.read { tx in try tx.fetchRows("SELECT * FROM user_info ORDER BY id") }
+        try store.read { tx in try tx.fetchRows("SELECT * FROM user_info ORDER BY id", []) }
     }
 
     /// Inserts a node directly (not through the API) and returns its id.
     @discardableResult
     func insertNode(name: String = "a", x: Double = 1, y: Double = 2) throws -> Int64 {
-        try store.write { tx in try tx.insert(NodeVO(name: name, x: x, y: y)).id ?? 0 }
+        try store.write(origin: nil) { tx in try tx.insert(NodeVO(name: name, x: x, y: y)).id ?? 0 }
     }
 
     /// Expects `response` to be the JSON error `code` with `status`, naming `field`, and the store to be as `before`.
@@ -98,6 +96,17 @@ struct BoardFixture: Sendable {
     /// The store's nodes, users and last sequence, to check later that nothing was written.
     func snapshot() throws -> (nodes: [Row], users: [Row], sequence: Int64) {
         (try nodeRows(), try userRows(), try store.lastSequence())
+    }
+}
+
+/// The board on a SQLite store.
+extension BoardFixture where S == Store {
+    /// Runs `body` with the router of a fresh store file; `token`, when given, guards the writes.
+    static func with(token: String? = nil, _ body: @Sendable (BoardFixture) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-board-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await with(store: try Store(path: directory.appendingPathComponent("board.sqlite").path), token: token, body)
     }
 }
 

@@ -10,32 +10,12 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct CommitStreamTests {
     @Test func aLiveCommitArrivesWithItsSequenceAsIDAndTheWatchShape() async throws {
+        try await StreamHarness.run { harness in try await StreamCases.aLiveCommitArrivesWithItsSequenceAsIDAndTheWatchShape(harness) }
+    }
+
+    @Test func aCommitOfAnotherStoreOnTheSameFileArrives() async throws {
         try await StreamHarness.run { harness in
-            let client = try harness.connect()
-            #expect(try await client.responseStatus() == 200)
-            try await harness.waitForClients(1)
-            // A client without a resume point starts at the last sequence it saw at connection: write until one arrives.
-            var frame: SSEClient.Frame?
-            var sequence: Int64 = 0
-            for _ in 0..<50 where frame == nil {
-                sequence = try harness.insertNode("live", origin: "node-board")
-                frame = try? await client.next(timeout: .milliseconds(200))
-            }
-            let received = try #require(frame)
-            #expect(received.event == "commit")
-            #expect(received.id == sequence)
-            let json = received.json
-            #expect(json["seq"] as? Int == Int(sequence))
-            #expect(json["origin"] as? String == "node-board")
-            #expect((json["ts"] as? String)?.hasSuffix("Z") == true)
-            let changes = try #require(json["changes"] as? [[String: Any]])
-            #expect(changes.count == 1)
-            #expect(changes.first?["table"] as? String == "nodes")
-            #expect(changes.first?["op"] as? String == "insert")
-            let columns = try #require(changes.first?["changes"] as? [String: Any])
-            #expect(columns["name"] as? String == "live")
-            #expect(Set(columns.keys) == ["id", "name", "x", "y", "color", "width", "height", "created_at", "updated_at"])
-            #expect(received.data?.contains("\"x\":1.5") == true)
+            try await StreamCases.aCommitOfAnotherStoreArrives(harness, other: try Store(path: harness.path))
         }
     }
 
@@ -63,20 +43,7 @@ struct CommitStreamTests {
 
     @Test func aClientResumesAfterLastEventIDOrSinceWithExactlyTheMissedCommitsThenLiveOnes() async throws {
         try await StreamHarness.run { harness in
-            for index in 1...3 { try harness.insertNode("n\(index)") }
-            let byHeader = try harness.connect(headers: ["Last-Event-ID": "1"])
-            let byQuery = try harness.connect(query: "?since=1")
-            let headerWins = try harness.connect(query: "?since=0", headers: ["Last-Event-ID": "2"])
-            #expect(try await byHeader.next(2).map(\.id) == [2, 3])
-            #expect(try await byQuery.next(2).map(\.id) == [2, 3])
-            #expect(try await headerWins.next().id == 3)
-            try await harness.waitForClients(3)
-            let live = try harness.insertNode("live")
-            for client in [byHeader, byQuery, headerWins] {
-                let frame = try await client.next()
-                #expect(frame.id == live)
-                #expect(frame.event == "commit")
-            }
+            try await StreamCases.aClientResumesAfterLastEventIDOrSinceWithExactlyTheMissedCommitsThenLiveOnes(harness)
         }
     }
 

@@ -83,7 +83,8 @@ struct StalledShutdownTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let service = try StoreService(path: directory.appendingPathComponent("store.sqlite").path)
+        let store = try Store(path: directory.appendingPathComponent("store.sqlite").path)
+        let service = StoreService(store: store)
         let stream = try service.commitStream(CommitStreamOptions(heartbeatInterval: .seconds(60), clientBufferSize: 4))
         let router = Router()
         router.addCommitStream("events", stream)
@@ -100,7 +101,7 @@ struct StalledShutdownTests {
         while stream.clientCount < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         let big = String(repeating: "x", count: 80_000)
         for index in 1...150 {
-            try await service.store.write { tx in _ = try tx.execute("INSERT INTO nodes (name, x, y) VALUES (?, 1, 2)", ["\(index) \(big)"]) }
+            try await store.write { tx in _ = try tx.execute("INSERT INTO nodes (name, x, y) VALUES (?, 1, 2)", ["\(index) \(big)"]) }
         }
         try await Task.sleep(for: .milliseconds(300))  // the stalled client's handler is now stuck in a write
         let start = ContinuousClock.now

@@ -5,32 +5,30 @@ import ObservableStore
 import ObservableStoreHummingbird
 import Prometheus
 
-/// A store in a temporary directory, its service and commit stream, served by a live application on a free
-/// loopback port, with metrics in a registry of the test's own.
-struct StreamHarness: Sendable {
+/// A store (a file in a temporary directory, or a PostgreSQL database of the test server), its service and commit
+/// stream, served by a live application on a free loopback port, with metrics in a registry of the test's own.
+struct StreamHarness<S: RecordStore>: Sendable {
     let directory: URL
+    let store: S
     let service: StoreService
     let stream: CommitStream
     let registry: PrometheusCollectorRegistry
     let port: Int
     let client: any TestClientProtocol
 
-    var store: Store { service.store }
     var path: String { directory.appendingPathComponent("store.sqlite").path }
 
-    /// Runs `body` against a live application; afterwards (graceful shutdown done) the directory is removed.
+    /// Runs `body` against a live application serving `store`, made in `directory`; afterwards (graceful shutdown
+    /// done, which closes the store) the directory is removed.
     static func run<T: Sendable>(
-        options: CommitStreamOptions = CommitStreamOptions(heartbeatInterval: .seconds(60)),
-        configuration: StoreConfiguration = StoreConfiguration(),
-        _ body: @Sendable (StreamHarness) async throws -> T
+        store open: (URL) throws -> S, options: CommitStreamOptions, _ body: @Sendable (StreamHarness) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sse-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let registry = PrometheusCollectorRegistry()
-        let service = try StoreService(
-            path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration,
-            metricsFactory: PrometheusMetricsFactory(registry: registry))
+        let store = try open(directory)
+        let service = StoreService(store: store, metricsFactory: PrometheusMetricsFactory(registry: registry))
         let stream = try service.commitStream(options)
         let router = Router()
         router.addCommitStream("events", stream)
@@ -39,12 +37,12 @@ struct StreamHarness: Sendable {
         return try await app.test(.live) { client in
             try await body(
                 StreamHarness(
-                    directory: directory, service: service, stream: stream, registry: registry, port: client.port ?? 0,
-                    client: client))
+                    directory: directory, store: store, service: service, stream: stream, registry: registry,
+                    port: client.port ?? 0, client: client))
         }
     }
 
-    /// Inserts a node in its own transaction; returns the commit's sequence.
+    /// Inserts a node in its own transaction; returns the commit's sequence (`?` placeholders on both engines).
     @discardableResult
     func insertNode(_ name: String = "n", origin: String? = nil) throws -> Int64 {
         try store.writeReturningCommit(origin: origin) { tx in
@@ -69,5 +67,19 @@ struct StreamHarness: Sendable {
     /// The value of the metric line that starts with `prefix` (name and labels), from the registry.
     func metric(_ prefix: String) -> Double? {
         registry.emitToString().split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+}
+
+/// The stream over a SQLite store.
+extension StreamHarness where S == Store {
+    /// Runs `body` against a live application serving a new store file; see ``run(store:options:_:)``.
+    static func run<T: Sendable>(
+        options: CommitStreamOptions = CommitStreamOptions(heartbeatInterval: .seconds(60)),
+        configuration: StoreConfiguration = StoreConfiguration(),
+        _ body: @Sendable (StreamHarness) async throws -> T
+    ) async throws -> T {
+        try await run(
+            store: { directory in try Store(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration) },
+            options: options, body)
     }
 }

@@ -1,0 +1,1 @@
+../../../../Tests/StoreTestSupport/PostgresTestServer.swift
