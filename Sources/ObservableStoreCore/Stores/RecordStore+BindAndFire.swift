@@ -48,19 +48,21 @@ extension RecordStore {
         }
     }
 
-    /// Bind and fire on a query: calls `handler` at once with the query's records, then after every commit that
-    /// changes `R`'s table, with the records fetched again.
+    /// Bind and fire on a query: calls `handler` at once with the query's records, then after each commit that
+    /// changes them, with the records as that commit left them.
     ///
-    /// A refetch reflects that commit and possibly later ones (values coalesce; use
-    /// ``ListeningStore/listen(_:filter:options:handler:)`` for every individual change, or `values(of:)` for
-    /// records kept current without reading them again at every commit).
+    /// It follows the query as `values(of:)` does, at the same cost: on SQLite most commits to `R`'s table are
+    /// applied to the records held (a commit that leaves them as they were calls nothing), and the query is read again
+    /// only when a commit cannot be applied; on PostgreSQL each commit to the table reads it again, and values
+    /// coalesce. Use ``ListeningStore/listen(_:filter:options:handler:)`` for every individual change.
     public func bindAndFire<R: Record>(
         _ name: String, query: Query<R>, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable ([R]) -> Void
     ) throws -> ListenerToken {
-        try bind(
-            name, filter: .table(R.tableName), options: options, fetch: { tx in try tx.fetchAll(query) },
-            apply: { _ in .refetch }, deliver: { value, _ in handler(value) })
+        let observation = engineHandle.engine.observation(of: query)
+        return try bind(
+            name, filter: .table(R.tableName), options: options, fetch: observation.fetch, apply: observation.apply,
+            deliver: { value, _ in handler(value) })
     }
 
     /// Binds listener `name` to the value `fetch` reads from the store's snapshots (see ``ValueBinding``): `deliver`
