@@ -6,7 +6,7 @@ import StoreSQLite
 /// Applies migration sets to the writer connection, following the contract of STORECTL.md C.5:
 /// lock, validate before writing, back up, then one `BEGIN IMMEDIATE` transaction per file that
 /// re-reads the history first, runs the file, checks foreign keys and records itself.
-struct Migrator {
+struct Migrator: MigrationRunner {
     static let historyTable = "_store_migrations"
     /// The built-in migration 0000: the history table and the application id.
     static let bootstrapSQL = """
@@ -32,29 +32,15 @@ struct Migrator {
     /// What the sets say about the history: status, validation, pending files.
     var plan: MigrationPlan { MigrationPlan(sets: sets) }
 
-    /// Does what `policy` says at open.
-    mutating func open(policy: StoreConfiguration.MigrationPolicy) throws {
+    /// Does what `policy` says at open (``MigrationRunner/run(_:)``), after checking the backups' keep count.
+    func open(policy: StoreConfiguration.MigrationPolicy) throws {
         if let kept = configuration.keptMigrationBackups { try MigrationBackup.checkKeepCount(kept) }
-        switch policy {
-        case .none: return
-        case .validateOnly:
-            try checkApplicationID()
-            try plan.validate(try readHistory())
-        case .requireCurrent:
-            try checkApplicationID()
-            try plan.status(try readHistory()).requireCurrent()
-        case .migrate: try migrate(limit: nil)
-        case .migrateUpTo(let version, let set):
-            guard sets.contains(where: { $0.name == set }) else {
-                throw StoreError(.invalidInput, "no migration set named \(set)")
-            }
-            try migrate(limit: (set, version))
-        }
+        try run(policy)
     }
 
     /// Validates, then applies what is pending (up to `limit`), under the migration lock.
     func migrate(limit: (set: String, version: Int)?) throws {
-        try checkApplicationID()
+        try checkStoreIdentity()
         let needsBootstrap = try !historyTableExists()
         if !needsBootstrap {
             let history = try readHistory()
@@ -121,7 +107,7 @@ struct Migrator {
     }
 
     /// Refuses a file that belongs to another application (a different non-zero application id).
-    func checkApplicationID() throws {
+    func checkStoreIdentity() throws {
         let id = try applicationID()
         guard id == 0 || id == Store.applicationID else {
             throw StoreError(

@@ -72,7 +72,7 @@ public final class Store: Sendable {
         }
         do {
             try Store.configureWriter(connection, configuration, inMemory: inMemory)
-            var migrator = Migrator(
+            let migrator = Migrator(
                 connection: connection, path: inMemory ? nil : path,
                 sets: [MigrationSet.store] + configuration.migrationSets, configuration: configuration)
             try migrator.open(policy: configuration.migrationPolicy)

@@ -14,11 +14,15 @@ public struct Repository<R: Record>: Sendable {
     public let store: any RecordStore
     /// The origin tag of this repository's commits (``Commit/origin``).
     public let origin: String?
+    /// The engine's fetch by key, reached once: a fetch by key takes a few microseconds in all, and opening the store
+    /// and reaching its engine at every call would add a sixth to it.
+    private let fetchByKey: @Sendable (R.Key) throws -> R?
 
     /// A repository of `store`; usually made with ``RecordStore/repository(_:origin:)``.
     public init(store: any RecordStore, origin: String? = nil) {
         self.store = store
         self.origin = origin
+        fetchByKey = store.keyFetcher(R.self)
     }
 
     /// Inserts `record`; returns it with its assigned key. See ``StoreTransaction/insert(_:)``.
@@ -65,7 +69,7 @@ public struct Repository<R: Record>: Sendable {
     }
 
     /// The record with primary key `key`, or nil.
-    public func fetch(_ key: R.Key) throws -> R? { try store.repositoryFetch(R.self, key: key) }
+    public func fetch(_ key: R.Key) throws -> R? { try fetchByKey(key) }
 
     /// Every record `query` selects (all of them by default).
     public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.repositoryRead { try $0.fetchAll(query) } }
@@ -96,8 +100,9 @@ extension RecordStore {
         try engineHandle.engine.readOneStatement { tx in try body(tx) }
     }
 
-    /// The record with primary key `key`, as the engine fetches one.
-    fileprivate func repositoryFetch<Fetched: Record>(_ type: Fetched.Type, key: Fetched.Key) throws -> Fetched? {
-        try engineHandle.engine.fetchRecord(type, key: key)
+    /// The engine's fetch by key of `type`'s records.
+    fileprivate func keyFetcher<Fetched: Record>(_ type: Fetched.Type) -> @Sendable (Fetched.Key) throws -> Fetched? {
+        let engine = engineHandle.engine
+        return { key in try engine.fetchRecord(type, key: key) }
     }
 }

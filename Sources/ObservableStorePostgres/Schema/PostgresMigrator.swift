@@ -11,7 +11,7 @@ import StorePostgres
 /// Each file runs in one transaction (DDL is transactional) that first takes `pg_advisory_xact_lock` (one fixed key
 /// for every process and host), then reads the history again, validates it, runs the file and records it. A process
 /// that waited on the lock finds the file applied and has nothing left to do.
-struct PostgresMigrator {
+struct PostgresMigrator: MigrationRunner {
     static let historyTable = "_store_migrations"
     /// The key of the advisory lock that serializes migrations ('STORMIGR').
     static let lockKey: Int64 = 0x5354_4F52_4D49_4752
@@ -38,19 +38,9 @@ struct PostgresMigrator {
     /// What the sets say about the history: status, validation, pending files.
     var plan: MigrationPlan { MigrationPlan(sets: sets) }
 
-    /// Does what the configuration's ``PostgresStoreConfiguration/migrationPolicy`` says.
+    /// Does what the configuration's ``PostgresStoreConfiguration/migrationPolicy`` says (``MigrationRunner/run(_:)``).
     func open() throws {
-        switch configuration.migrationPolicy {
-        case .none: return
-        case .validateOnly: try plan.validate(try readHistory())
-        case .requireCurrent: try plan.status(try readHistory()).requireCurrent()
-        case .migrate: try migrate(limit: nil)
-        case .migrateUpTo(let version, let set):
-            guard sets.contains(where: { $0.name == set }) else {
-                throw StoreError(.invalidInput, "no migration set named \(set)")
-            }
-            try migrate(limit: (set, version))
-        }
+        try run(configuration.migrationPolicy)
     }
 
     /// Validates, then applies what is pending (up to `limit`), one file per locked transaction.
