@@ -34,6 +34,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package var tlsMode: TLSMode
     /// The PEM file of the certificate authorities to trust (`sslrootcert`); nil: the system's trust store.
     package var rootCertificatePath: String?
+    /// Server settings each session starts with (startup parameters: `lock_timeout`, say), by name.
+    package var sessionSettings: [String: String] = [:]
 
     /// Whether `text` looks like a PostgreSQL URL (its scheme), so callers can choose the engine.
     package static func isPostgresURL(_ text: String) -> Bool {

@@ -73,6 +73,7 @@ package final class ServerConnection: @unchecked Sendable {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: try tls(for: url))
         configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
+        configuration.options.additionalStartupParameters = url.sessionSettings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let id = nextID.add(1, ordering: .relaxed).newValue
         return PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger)
@@ -186,8 +187,12 @@ package final class ServerConnection: @unchecked Sendable {
     /// `SET LOCAL lock_timeout` in the open transaction: each later statement waits at most `timeout` for a lock,
     /// then fails (SQLSTATE 55P03, ``StoreError/Code/busy``). Whole milliseconds, at least 1 (0 would wait for ever).
     package static func lockTimeoutSetting(_ timeout: Duration) -> (sql: String, values: [DatabaseValue]) {
-        let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        return ("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+        ("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeoutValue(timeout))])
+    }
+
+    /// `timeout` as a value of the `lock_timeout` setting: whole milliseconds, at least 1 (0 would mean no limit).
+    package static func lockTimeoutValue(_ timeout: Duration) -> String {
+        "\(max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))ms"
     }
 
     /// The one command that runs a script of several statements (a migration file) inside the caller's transaction.

@@ -4,11 +4,8 @@ import ObservableStore
 import ObservableStorePostgres
 import StoreTestSupport
 
-/// The PostgreSQL engine's store type.
-typealias PostgresConformanceStore = PostgresStore
-
 /// The PostgreSQL engine's store on the database at `url`, applying its bundled migrations.
-func openPostgresStore(url: String) throws -> PostgresConformanceStore {
+func openPostgresStore(url: String) throws -> PostgresStore {
     try PostgresStore(url: url)
 }
 
@@ -19,16 +16,16 @@ struct PostgresEngine: ConformanceEngine {
 
     var kind: EngineKind { .postgres }
 
-    func open() throws -> PostgresConformanceStore { try openPostgresStore(url: database.url) }
+    func open() throws -> PostgresStore { try openPostgresStore(url: database.url) }
 
-    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> PostgresConformanceStore {
+    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> PostgresStore {
         var configuration = PostgresStoreConfiguration()
         configuration.migrationSets = migrationSets
         configuration.migrationPolicy = policy
         return try PostgresStore(url: database.url, configuration: configuration)
     }
 
-    func acknowledge(_ commit: DurableCommit, in transaction: PostgresConformanceStore.Transaction) throws {
+    func acknowledge(_ commit: DurableCommit, in transaction: PostgresStore.Transaction) throws {
         try commit.acknowledge(in: transaction)
     }
 
@@ -44,7 +41,7 @@ struct PostgresEngine: ConformanceEngine {
 
     /// Written with `psql`, as another program would, in the migration history the PostgreSQL migrator keeps
     /// (`_store_migrations`, the same columns as on SQLite).
-    func recordFutureMigration(in store: PostgresConformanceStore) throws {
+    func recordFutureMigration(in store: PostgresStore) throws {
         let future = try store.schemaVersion() + 1
         try database.psql(
             """

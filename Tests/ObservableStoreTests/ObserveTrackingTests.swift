@@ -113,6 +113,19 @@ import Testing
         return Tagged(pairs: pairs, tagCount: count)
     }
 
+    @Test func aTrackedReadDoesNotKeepItsStoreAlive() async throws {
+        try await withTemporaryDirectory { directory in
+            var store: Store? = try Store(path: directory.appendingPathComponent("store.sqlite").path)
+            let released = WeakReference(try #require(store))
+            let values = try #require(store).observe(tracking: { tx in try tx.count(Query<NodeVO>()) })
+            var iterator = values.makeAsyncIterator()
+            #expect(try await iterator.next()?.value == 0)
+            store = nil  // not closed: the sequence alone must not keep the store (and its files) open
+            try await waitUntil("the store is released") { released.object == nil }
+            #expect(try await iterator.next() == nil)  // the store closed as it went away: the sequence ends
+        }
+    }
+
     @Test func aJoinAndACountRunAgainOnlyForCommitsToWhatTheyRead() async throws {
         try await withStore { store, _ in
             let node = try store.repository(NodeVO.self).insert(NodeVO(name: "a", x: 1, y: 1))

@@ -1,9 +1,12 @@
 import Foundation
 import ObservableStore
 
-/// What storectl's engine-neutral commands need of a store, so that one command runs on either engine: the SQLite
-/// `Store` (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` wrapped in `PostgresCommandStore`.
-protocol CommandStore: AnyObject {
+/// What storectl's engine-neutral commands need of a store, so that one command runs on either engine: the API both
+/// engines share (``/ObservableStoreCore/RecordStore``: listeners, the change log's pages, the migration API, durable
+/// listeners) and what only storectl asks (its catalog queries, storage, integrity). The SQLite `Store`
+/// (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` (PostgresStore+CommandStore.swift)
+/// conform.
+protocol CommandStore: RecordStore {
     /// Where the store is, as errors and `info` name it: a path, or a URL with any password hidden.
     var location: String { get }
     /// The newest version of the engine's own migration set that this storectl knows.
@@ -13,31 +16,10 @@ protocol CommandStore: AnyObject {
     /// Runs `body` in one write transaction and commits (the commit tagged with `origin`); rolls everything back when
     /// it throws.
     func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T
-    /// Where every migration stands.
-    func migrationStatus() throws -> MigrationStatus
-    /// Rehearses `migrate up` and returns the history rows it wrote, in apply order, leaving the store unchanged: on
-    /// SQLite on a temporary copy, on PostgreSQL in one transaction that is rolled back.
-    func rehearsePendingMigrations() throws -> [AppliedMigration]
-    /// Re-records the checksum of applied migration `version` of `set` after review; returns the old and new ones.
-    func acceptMigrationChange(version: Int, set: String) throws -> (old: String, new: String)
-    /// The store's schema version (its own set's last applied migration).
-    func schemaVersion() throws -> Int
-    /// The last commit sequence (0 before the first commit).
-    func lastSequence() throws -> Int64
     /// The store's size and journal, for `info`.
     func storage() throws -> StoreStorage
     /// Every user table's CREATE statements, for `schema --sql`.
     func schemaSQL() throws -> String
-    /// Registers a listener of the store's commits (`watch`'s doorbell); see the engines' `listen`.
-    func listen(
-        _ name: String, filter: ChangeFilter, options: ListenerOptions, handler: @escaping @Sendable (StoreEvent) throws -> Void
-    ) -> ListenerToken
-    /// The logged commits after `sequence`, oldest first, at most `limit`.
-    func commits(after sequence: Int64, limit: Int) throws -> [Commit]
-    /// The logged commits after `commit` (its next piece, on SQLite, when it was logged in pieces), at most `limit`.
-    func commits(following commit: Commit, limit: Int) throws -> [Commit]
-    /// The durable listeners with their cursors and lag.
-    func durableListeners() throws -> [DurableListenerInfo]
     /// What `check` finds wrong with the store itself, one line each (empty when nothing is): on SQLite the file's
     /// integrity (`quick_check` when `quick`), foreign keys and the change log's pieces; on PostgreSQL capture
     /// triggers missing or disabled, and the sequence. Throws ``/ObservableStoreCore/StoreError/Code/corrupt`` for a
@@ -46,8 +28,6 @@ protocol CommandStore: AnyObject {
     /// Throws ``/ObservableStoreCore/StoreError/Code/notAStore`` when the store has no migration history (or, on
     /// SQLite, another application id): storectl did not make it.
     func checkIsStore() throws
-    /// Closes the store.
-    func close()
 }
 
 /// The size and journal of a store, as `info` prints them.

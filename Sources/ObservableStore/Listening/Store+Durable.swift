@@ -5,9 +5,6 @@ import StoreSQLite
 // The SQLite engine's durable listeners: cursors in `_store_listeners`, read by the core's `DurableListener` (the
 // public API is the core's `RecordStore+Durable`).
 extension Store {
-    /// Whether the store logs its commits.
-    package var tracksChanges: Bool { configuration.tracksChanges }
-
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void

@@ -7,6 +7,9 @@ extension Store: RecordEngine {
     /// A snapshot is a read transaction.
     package typealias Snapshot = Transaction
 
+    /// Whether the store logs its commits (durable listeners need it).
+    package var tracksChanges: Bool { configuration.tracksChanges }
+
     package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
         try read { tx in (try body(tx), SnapshotPosition(sequence: try ChangeLog.lastSequence(tx))) }
     }

@@ -62,7 +62,8 @@ extension RecordStore {
     public func observe<Value: Sendable & Equatable>(
         tracking read: @escaping @Sendable (Transaction) throws -> Value
     ) throws -> ObservedValues<Value> {
-        let engine = engineHandle.engine
+        // Weak: the listener lives in the store's registry, and must not keep the store alive.
+        let store = WeakReference(self)
         // Until a read recorded what it read, any commit runs it.
         let mayChange = LockedValue<@Sendable (Commit) -> Bool>({ _ in true })
         // The default listener buffer: a commit that is skipped must be seen to be skipped. With a buffer of 1, a
@@ -72,7 +73,8 @@ extension RecordStore {
         return try observe(
             filter: .all,
             fetch: { tx in
-                let (value, recorded) = try engine.tracking(read, in: tx)
+                guard let store = store.object else { throw StoreError(.transactionMisuse, "the store is closed") }
+                let (value, recorded) = try store.engineHandle.engine.tracking(read, in: tx)
                 mayChange.value = recorded
                 return value
             },

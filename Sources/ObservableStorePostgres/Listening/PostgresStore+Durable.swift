@@ -6,9 +6,6 @@ import StorePostgres
 // The PostgreSQL engine's durable listeners: cursors in `_store_listeners`, one consumer per name across hosts (a
 // ``ServerDurableClaim``); the public API is the core's `RecordStore+Durable`.
 extension PostgresStore {
-    /// Whether the store logs its commits.
-    package var tracksChanges: Bool { configuration.tracksChanges }
-
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void

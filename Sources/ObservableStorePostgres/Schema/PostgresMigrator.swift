@@ -96,6 +96,9 @@ struct PostgresMigrator: MigrationRunner {
         if let timeout = configuration.migrationLockTimeout {
             let setting = ServerConnection.lockTimeoutSetting(timeout)
             try connection.execute(setting.sql, setting.values)
+        } else if configuration.lockTimeout != nil {
+            // No limit for migrations, whatever the sessions' `lock_timeout` (0: none).
+            try connection.execute("SELECT set_config('lock_timeout', '0', true)")
         }
         try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))")
     }

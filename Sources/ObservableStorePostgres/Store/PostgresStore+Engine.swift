@@ -8,6 +8,9 @@ extension PostgresStore: RecordEngine {
     /// A snapshot is a read transaction.
     package typealias Snapshot = PostgresTransaction
 
+    /// Whether the store logs its commits (durable listeners need it).
+    package var tracksChanges: Bool { configuration.tracksChanges }
+
     /// Runs `body` in one REPEATABLE READ snapshot and says which commits it holds: every commit up to the head it
     /// read, and the commits it holds that were not numbered yet when it was taken (committed, waiting for a
     /// stamper), numbered here before this returns (docs/POSTGRES.md, "What a snapshot holds").

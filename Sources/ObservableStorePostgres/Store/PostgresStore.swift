@@ -51,7 +51,10 @@ public final class PostgresStore: Sendable {
     /// (``/ObservableStoreCore/StoreError/Code/schemaTooNew``, ``/ObservableStoreCore/StoreError/Code/migrationConflict``,
     /// ``/ObservableStoreCore/StoreError/Code/migrationNeeded``).
     public init(url: String, configuration: PostgresStoreConfiguration = PostgresStoreConfiguration()) throws {
-        let serverURL = try PostgresURL(url)
+        var serverURL = try PostgresURL(url)
+        if let lockTimeout = configuration.lockTimeout {
+            serverURL.sessionSettings["lock_timeout"] = ServerConnection.lockTimeoutValue(lockTimeout)
+        }
         self.serverURL = serverURL
         self.url = serverURL.description
         self.configuration = configuration

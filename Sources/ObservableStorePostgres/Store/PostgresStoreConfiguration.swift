@@ -32,6 +32,11 @@ public struct PostgresStoreConfiguration: Sendable {
     /// ``/ObservableStoreCore/StoreError/Code/busy`` with nothing of that file applied (`SET LOCAL lock_timeout`).
     /// 30 s by default, as on SQLite; nil: as long as it takes.
     public var migrationLockTimeout: Duration? = .seconds(30)
+    /// How long a statement waits for a lock another transaction holds (a row it writes, a table it alters) before it
+    /// throws ``/ObservableStoreCore/StoreError/Code/busy``: the `lock_timeout` every connection of the store starts
+    /// with. nil (the default): the server's setting, which by default waits as long as it takes. Migrations wait as
+    /// ``migrationLockTimeout`` says instead. storectl sets it to `--busy-timeout`.
+    public var lockTimeout: Duration?
     /// Where the store logs (nothing by default).
     public var logger = Logger(label: "ObservableStore.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Called when a listener's handler throws, with the listener's name.

@@ -4,65 +4,22 @@ import ObservableStore
 import ObservableStorePostgres
 
 /// The PostgreSQL store as storectl's commands use it (CommandStore.swift): `--db postgres://user@host:port/database`.
-/// Every transaction waits at most `lockTimeout` for a lock (`SET LOCAL lock_timeout`, --busy-timeout); a lock not
-/// had in time is ``/ObservableStoreCore/StoreError/Code/busy`` (exit 5), as on SQLite.
-final class PostgresCommandStore: CommandStore {
-    let store: PostgresStore
-    let lockTimeout: Duration
-
-    init(store: PostgresStore, lockTimeout: Duration) {
-        self.store = store
-        self.lockTimeout = lockTimeout
-    }
-
-    var location: String { store.url }
+/// storectl opens it with ``/ObservableStorePostgres/PostgresStoreConfiguration/lockTimeout`` set to --busy-timeout: a
+/// lock not had in time is ``/ObservableStoreCore/StoreError/Code/busy`` (exit 5), as on SQLite.
+extension PostgresStore: CommandStore {
+    var location: String { url }
 
     var knownSchemaVersion: Int { MigrationSet.postgresStore.latestVersion }
 
     func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T {
-        try store.read { tx in
-            try tx.limitLockWaits(to: lockTimeout)
-            return try body(tx)
-        }
+        try read { (tx: PostgresTransaction) in try body(tx) }
     }
 
     func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T {
-        try store.write(origin: origin) { tx in
-            try tx.limitLockWaits(to: lockTimeout)
-            return try body(tx)
-        }
+        try write(origin: origin) { (tx: PostgresTransaction) in try body(tx) }
     }
 
-    func migrationStatus() throws -> MigrationStatus { try store.migrationStatus() }
-
-    func schemaVersion() throws -> Int { try store.schemaVersion() }
-
-    func rehearsePendingMigrations() throws -> [AppliedMigration] { try store.rehearsePendingMigrations() }
-
-    func acceptMigrationChange(version: Int, set: String) throws -> (old: String, new: String) {
-        try store.acceptMigrationChange(version: version, set: set)
-    }
-
-    func lastSequence() throws -> Int64 { try store.lastSequence() }
-
-    func listen(
-        _ name: String, filter: ChangeFilter, options: ListenerOptions, handler: @escaping @Sendable (StoreEvent) throws -> Void
-    ) -> ListenerToken {
-        store.listen(name, filter: filter, options: options, handler: handler)
-    }
-
-    func commits(after sequence: Int64, limit: Int) throws -> [Commit] {
-        try store.commits(after: sequence, limit: limit)
-    }
-
-    /// A commit on PostgreSQL is never logged in pieces: what follows it is what comes after its sequence.
-    func commits(following commit: Commit, limit: Int) throws -> [Commit] {
-        try store.commits(after: commit.sequence, limit: limit)
-    }
-
-    func durableListeners() throws -> [DurableListenerInfo] { try store.durableListeners() }
-
-    func integrityProblems(quick: Bool) throws -> [String] { try store.check() }
+    func integrityProblems(quick: Bool) throws -> [String] { try check() }
 
     func storage() throws -> StoreStorage {
         let size = try withReadTransaction { try $0.fetchValue("SELECT pg_database_size(current_database())", []) }
@@ -77,11 +34,9 @@ final class PostgresCommandStore: CommandStore {
     func checkIsStore() throws {
         let hasHistory = try withReadTransaction { try $0.fetchValue("SELECT to_regclass('_store_migrations') IS NOT NULL", []) }
         guard hasHistory == .integer(1) else {
-            throw StoreError(.notAStore, "\(store.url) is not a storectl store (no migration history)")
+            throw StoreError(.notAStore, "\(url) is not a storectl store (no migration history)")
         }
     }
-
-    func close() { store.close() }
 }
 
 // The PostgreSQL transaction as storectl's commands use it: the catalog from pg_class, pg_attribute and pg_index
@@ -191,20 +146,20 @@ extension GlobalOptions {
     /// `migrationLockTimeout` (`migrate up`'s --lock-timeout) is given.
     func openPostgresStore(
         _ need: SchemaNeed, policy: MigrationPolicy = .none, live: Bool = false, migrationLockTimeout: Duration? = nil
-    ) throws -> PostgresCommandStore {
+    ) throws -> PostgresStore {
         var configuration = PostgresStoreConfiguration()
         configuration.migrationPolicy = policy
         configuration.migrationLockTimeout = migrationLockTimeout ?? busyTimeoutDuration
         configuration.tracksChanges = live
+        configuration.lockTimeout = busyTimeoutDuration
         configuration.maximumConnectionCount = 2
         configuration.applicationName = "storectl \(Store.libraryVersion)"
-        let server: PostgresStore
+        let store: PostgresStore
         do {
-            server = try PostgresStore(url: path, configuration: configuration)
+            store = try PostgresStore(url: path, configuration: configuration)
         } catch let error as StoreError where error.code == .notAStore {
             throw StoreError(.notAStore, "\(GlobalOptions.redacted(path)) is not a storectl store: \(error.message)")
         }
-        let store = PostgresCommandStore(store: server, lockTimeout: busyTimeoutDuration)
         return try prepared(store, need) { policy in
             try openPostgresStore(.any, policy: policy, live: live, migrationLockTimeout: migrationLockTimeout)
         }
