@@ -6,16 +6,11 @@ import ObservableStore
 /// listeners) and what only storectl asks (its catalog queries, storage, integrity). The SQLite `Store`
 /// (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` (PostgresStore+CommandStore.swift)
 /// conform.
-protocol CommandStore: RecordStore {
+protocol CommandStore: RecordStore where Transaction: CommandTransaction {
     /// Where the store is, as errors and `info` name it: a path, or a URL with any password hidden.
     var location: String { get }
     /// The newest version of the engine's own migration set that this storectl knows.
     var knownSchemaVersion: Int { get }
-    /// Runs `body` in one read transaction (one snapshot).
-    func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T
-    /// Runs `body` in one write transaction and commits (the commit tagged with `origin`); rolls everything back when
-    /// it throws.
-    func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T
     /// The store's size and journal, for `info`.
     func storage() throws -> StoreStorage
     /// Every user table's CREATE statements, for `schema --sql`.
@@ -28,6 +23,19 @@ protocol CommandStore: RecordStore {
     /// Throws ``/ObservableStoreCore/StoreError/Code/notAStore`` when the store has no migration history (or, on
     /// SQLite, another application id): storectl did not make it.
     func checkIsStore() throws
+}
+
+extension CommandStore {
+    /// Runs `body` in one read transaction (one snapshot).
+    func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T {
+        try read { tx in try body(tx) }
+    }
+
+    /// Runs `body` in one write transaction and commits (the commit tagged with `origin`); rolls everything back when
+    /// it throws.
+    func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T {
+        try write(origin: origin) { tx in try body(tx) }
+    }
 }
 
 /// The size and journal of a store, as `info` prints them.

@@ -11,14 +11,6 @@ extension PostgresStore: CommandStore {
 
     var knownSchemaVersion: Int { MigrationSet.postgresStore.latestVersion }
 
-    func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T {
-        try read { (tx: PostgresTransaction) in try body(tx) }
-    }
-
-    func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T {
-        try write(origin: origin) { (tx: PostgresTransaction) in try body(tx) }
-    }
-
     func integrityProblems(quick: Bool) throws -> [String] { try check() }
 
     func storage() throws -> StoreStorage {

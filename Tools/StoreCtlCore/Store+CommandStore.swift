@@ -7,14 +7,6 @@ extension Store: CommandStore {
 
     var knownSchemaVersion: Int { MigrationSet.store.latestVersion }
 
-    func withReadTransaction<T>(_ body: (any CommandTransaction) throws -> T) throws -> T {
-        try read { (tx: Transaction) in try body(tx) }
-    }
-
-    func withWriteTransaction<T>(origin: String?, _ body: (any CommandTransaction) throws -> T) throws -> T {
-        try write(origin: origin) { (tx: Transaction) in try body(tx) }
-    }
-
     func storage() throws -> StoreStorage {
         // Read from the WAL index: `info` never checkpoints.
         let wal = walFrames() ?? CheckpointResult(walFrames: 0, checkpointedFrames: 0)
