@@ -11,15 +11,18 @@ enum StreamCases {
         #expect(try await client.responseStatus() == 200)
         try await harness.waitForClients(1)
         // A client without a resume point starts at the last sequence it saw at connection: write until one arrives.
+        // On a loaded machine a frame may come after its wait gave up, while the next write is made: it is then the
+        // frame of an earlier write, which is as good (every write is the same node).
         var frame: SSEClient.Frame?
-        var sequence: Int64 = 0
+        var written: [Int64] = []
         for _ in 0..<50 where frame == nil {
-            sequence = try harness.insertNode("live", origin: "node-board")
+            written.append(try harness.insertNode("live", origin: "node-board"))
             frame = try? await client.next(timeout: .milliseconds(200))
         }
         let received = try #require(frame)
         #expect(received.event == "commit")
-        #expect(received.id == sequence)
+        let sequence = try #require(received.id)
+        #expect(written.contains(sequence))
         let json = received.json
         #expect(json["seq"] as? Int == Int(sequence))
         #expect(json["origin"] as? String == "node-board")
