@@ -12,10 +12,9 @@ extension RecordStore {
     /// Where every migration of the library's set and the configured sets stands in this store. History rows of sets
     /// the code does not know are not listed.
     public func migrationStatus() throws -> MigrationStatus {
-        try MigrationPlan(sets: engineHandle.engine.migrationSets).status(
-            appliedMigrations().map {
-                MigrationPlan.HistoryRow(set: $0.set, version: $0.version, name: $0.name, checksum: $0.checksum, appliedAt: $0.appliedAt)
-            })
+        MigrationStatus(
+            sets: engineHandle.engine.migrationSets,
+            history: try appliedMigrations().map { ($0.set, $0.version, $0.name, $0.checksum, $0.appliedAt) })
     }
 
     /// Rehearses applying the pending migrations (`storectl migrate plan`): the real SQL meets the real data, and the
