@@ -18,8 +18,10 @@ import Testing
 
         /// Observes `read` in `store` (counting its runs) and consumes the values in a task.
         init(_ store: Store, _ read: @escaping @Sendable (Transaction) throws -> Value) throws {
+            // A run counts once the read is done: a commit made after `waitUntilRuns(n)` returns is then
+            // outside run n's snapshot, and must run the read again.
             let values = try store.observe(tracking: { [runs] tx in
-                runs.withLock { $0 += 1 }
+                defer { runs.withLock { $0 += 1 } }
                 return try read(tx)
             })
             let (received, ended, failure) = (received, ended, failure)
@@ -41,7 +43,7 @@ import Testing
             try await waitUntil("the value \(value)", sourceLocation: sourceLocation) { received.all.last?.value == value }
         }
 
-        /// Waits until the read ran `count` times.
+        /// Waits until the read finished `count` runs.
         func waitUntilRuns(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             try await waitUntil("\(count) runs", sourceLocation: sourceLocation) { runs.value >= count }
         }
