@@ -164,6 +164,29 @@ import Testing
         }
     }
 
+    @Test func writesRolledBackAtCommitDoNotCountTowardsPruning() throws {
+        var configuration = StoreConfiguration()
+        configuration.retention = RetentionPolicy(minimumKeptCommits: 1, minimumKeptAge: nil, hardCapCommits: nil, pruneInterval: 4)
+        try withTemporaryStore(configuration: configuration) { store, _ in
+            let logged = { try store.read { try $0.fetchValue("SELECT count(*) FROM _store_commits") } }
+            try store.write { tx in  // commit 1
+                try tx.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+                try tx.execute("CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)")
+            }
+            try insert(store, 1)  // commit 2
+            // Logged, then refused by COMMIT (the deferred foreign key): rolled back after the log row was written.
+            for index in 0..<5 {
+                #expect(throws: StoreError.self) {
+                    try store.write { try $0.execute("INSERT INTO child (id, parent) VALUES (?, 99)", [index]) }
+                }
+            }
+            try insert(store, 1, from: 1)  // commit 3
+            #expect(try logged() == .integer(3))  // three commits counted, not eight: no pruning yet
+            try insert(store, 1, from: 2)  // commit 4
+            #expect(try logged() == .integer(1))  // the fourth commit made pruning due
+        }
+    }
+
     @Test func transactionalAcknowledgementIsExactlyOnceAcrossAKill() throws {
         try withTemporaryStore { store, path in
             try store.write { try $0.execute("CREATE TABLE consumed (seq INTEGER PRIMARY KEY)") }  // seq 1

@@ -226,6 +226,33 @@ import Testing
         }
     }
 
+    @Test func aShellWriteBeforeARolledBackWriteIsLoggedOnceByTheNextCommit() throws {
+        try withTemporaryStore { store, path in
+            let recorder = EventRecorder()
+            let token = store.listen("view") { recorder.record($0) }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "first", x: 0, y: 0))
+            #expect(recorder.wait(for: 1))
+            let shell = try runSQLiteShell(path, "INSERT INTO user_info (id, name) VALUES ('shell', 'from the shell');")
+            #expect(shell.status == 0, "\(shell.stdout)")
+            // This write may log the shell's write as a marker; rolling back takes the marker with it.
+            #expect(throws: StoreError.self) {
+                try store.write { tx in
+                    try tx.insert(NodeVO(name: "rolled back", x: 0, y: 0))
+                    throw StoreError(.invalidInput, "no")
+                }
+            }
+            try store.repository(NodeVO.self).insert(NodeVO(name: "last", x: 0, y: 0))
+            #expect(recorder.wait(for: 3))
+            usleep(300_000)  // longer than the feed's confirmation window: nothing more may come
+            let events = recorder.all
+            #expect(events.filter { $0 == .resync(.externalChange) }.count == 1)
+            let marker = try onlyMarker(in: store)
+            #expect(order(of: events, externalAt: marker) == [1, 2, 3])
+            #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["first", "last"])
+            withExtendedLifetime(token) {}
+        }
+    }
+
     @Test func aWALStartedOverByATruncatingCheckpointIsNotAForeignWrite() throws {
         try withSecondWriter { store, other, recorder, path in
             for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "other-\(index)", x: 0, y: 0)) }

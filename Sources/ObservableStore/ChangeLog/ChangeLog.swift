@@ -5,8 +5,10 @@ import StoreSQLite
 /// Writes the captured changes of a transaction into `_store_commits`, just before COMMIT, on the
 /// writer connection. Keeps each table's column names and primary key, refreshed when the schema changes.
 ///
+/// It observes the writer's transactions (``WriteObserver``) to remember the schema version a commit left.
+///
 /// Used only inside writes (the writer's lock held); not thread-safe.
-final class ChangeLog {
+final class ChangeLog: WriteObserver {
     static let commitsTable = "_store_commits"
     /// The rows of a commit's pieces after the first (migration 0007).
     static let piecesTable = "_store_commit_pieces"
@@ -45,7 +47,7 @@ final class ChangeLog {
 
     /// The file's data version and schema version just after this writer's last commit.
     private var afterLastCommit: (dataVersion: UInt32, schemaVersion: Int64)?
-    /// The schema version ``append(_:schemaAtStart:origin:on:)`` read last.
+    /// The schema version ``append(_:schemaAtStart:mayHaveChangedSchema:origin:on:)`` read in the open transaction.
     private var schemaVersionAtEnd: Int64?
 
     /// The schema version at the start of a write transaction: the one this writer's last commit ended with
@@ -58,9 +60,15 @@ final class ChangeLog {
         return try currentSchemaVersion(on: connection)
     }
 
-    /// Call after a COMMIT whose transaction ran ``append(_:schemaAtStart:origin:on:)``.
-    func didCommit(on connection: Connection) {
-        afterLastCommit = schemaVersionAtEnd.map { (connection.fileDataVersion, $0) }
+    /// Remembers the schema version the transaction ended with, when it appended (a transaction that did not, such as
+    /// pruning, leaves what the last append remembered).
+    func writeDidCommit(on connection: Connection) {
+        if let schemaVersionAtEnd { afterLastCommit = (connection.fileDataVersion, schemaVersionAtEnd) }
+        schemaVersionAtEnd = nil
+    }
+
+    func writeDidRollBack() {
+        schemaVersionAtEnd = nil
     }
 
     /// `PRAGMA schema_version` now; read at the end of a write transaction that may have changed the schema,

@@ -16,8 +16,11 @@ import StoreSQLite
 /// TRUNCATE checkpoint), not a write. When other library writers committed in between as well, this
 /// writer cannot tell whether a foreign write came between them (docs/OBSERVATION.md states the limits).
 ///
+/// It observes the writer's transactions (``WriteObserver``): where the log stands is remembered when one commits,
+/// and forgotten when one rolls back.
+///
 /// Used only inside writes (the writer's lock held); not thread-safe.
-final class ForeignWriteDetector {
+final class ForeignWriteDetector: WriteObserver {
     /// The file as this writer last left it.
     private struct Mark {
         var dataVersion: UInt32
@@ -30,6 +33,8 @@ final class ForeignWriteDetector {
     private(set) var checks = 0
     /// The log's last sequence and bookkeeping counter inside the open transaction, as far as known.
     private var current: (last: Int64, bookkeeping: Int64)?
+    /// Whether the open transaction wrote the store's internal tables (a bookkeeping bump, a durable cursor).
+    private var bookkeepingMayHaveMoved = false
 
     /// Remembers where the file stands now, with nothing to report (at open, and after writes that did not
     /// go through ``check(on:)``). Reads in one transaction unless the caller is in one.
@@ -77,23 +82,26 @@ final class ForeignWriteDetector {
         current?.last = sequence
     }
 
-    /// Call just before COMMIT. `bookkeepingMayHaveMoved`: the transaction wrote the store's internal
-    /// tables (a bookkeeping bump, a durable cursor), so the counter is read again.
-    func willCommit(bookkeepingMayHaveMoved: Bool, on connection: Connection) throws {
+    /// The open transaction wrote the store's internal tables (a bookkeeping bump, a durable cursor): the
+    /// bookkeeping counter is read again before COMMIT.
+    func noteBookkeepingWrite() {
+        bookkeepingMayHaveMoved = true
+    }
+
+    func writeWillCommit(on connection: Connection) throws {
         guard current != nil, bookkeepingMayHaveMoved else { return }
         current?.bookkeeping = try ChangeLog.position(on: connection).bookkeeping
     }
 
-    /// Call right after COMMIT succeeded (before the connection reads again, so that the data version is
-    /// the one this commit left).
-    func didCommit(on connection: Connection) {
+    func writeDidCommit(on connection: Connection) {
+        bookkeepingMayHaveMoved = false
         guard let current else { return }
         afterLastCommit = Mark(dataVersion: connection.fileDataVersion, last: current.last, bookkeeping: current.bookkeeping)
         self.current = nil
     }
 
-    /// Call when the transaction rolled back: the file is as the last commit left it.
-    func didRollBack() {
+    func writeDidRollBack() {
+        bookkeepingMayHaveMoved = false
         current = nil
     }
 }

@@ -7,6 +7,10 @@ import StoreSQLite
 /// the log when due. ``Store`` takes the writer's turn (``SerializedWriter``) and hands it the ``Writer``;
 /// everything here runs with the writer's lock held.
 ///
+/// Every transaction of the writer (a write, pruning, the logging of a foreign write) goes through
+/// ``transaction(on:seenAt:_:)``, which tells the writer's ``WriteObserver``s (the change log, the foreign-write
+/// detector, the pruning schedule) before COMMIT, after it, or after a rollback.
+///
 /// docs/ARCHITECTURE.md follows a local write through it, file by file.
 struct CommitPipeline: Sendable {
     /// Hands each logged commit to the listeners.
@@ -33,44 +37,60 @@ struct CommitPipeline: Sendable {
             transaction.end()
             writer.capture.reset()
         }
-        var logged: LoggedCommit?
-        var foreignWrite: LoggedCommit?
-        let result = try connection.inTransaction { () -> T in
-            foreignWrite = try logForeignWriteIfAny(on: writer)
+        return try self.transaction(on: writer) {
             let changesBefore = connection.totalChanges
             let schemaAtStart = try writer.changeLog.schemaVersionAtStart(on: connection)
             let result = try body(transaction)
             // A ROLLBACK-class failure (RAISE(ROLLBACK), OR ROLLBACK, a full disk) ends the transaction even
             // when the closure caught the error: nothing may be logged or committed then.
             try transaction.checkActive()
-            let wroteBookkeeping = writer.capture.wroteStoreMeta
-            logged = try writer.changeLog.append(
+            if writer.capture.wroteStoreMeta { writer.foreignWrites.noteBookkeepingWrite() }
+            let logged = try writer.changeLog.append(
                 writer.capture, schemaAtStart: schemaAtStart, mayHaveChangedSchema: transaction.mayHaveChangedSchema,
                 origin: origin, on: connection)
-            var bumped = false
             if logged == nil, watchesForeignWrites, connection.totalChanges != changesBefore || transaction.mayHaveWrittenBesidesRows {
                 // Rows changed but nothing is logged (rolled-back savepoints, internal tables), or a statement
                 // ran that may change the file without changing rows (a PRAGMA that writes the header): the
                 // file may still change, so tell other processes it was the library, not a foreign writer.
                 try ChangeLog.bumpBookkeeping(on: connection)
-                bumped = true
+                writer.foreignWrites.noteBookkeepingWrite()
             }
-            if let logged { writer.foreignWrites.didAppend(logged.sequence) }
-            try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: bumped || wroteBookkeeping, on: connection)
-            return result
-        }
-        writer.changeLog.didCommit(on: connection)
-        writer.foreignWrites.didCommit(on: connection)
-        if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
-        if let logged {
-            publisher.publishOwn(logged, log: ChangeLogReader(connection: connection))
-            writer.commitsSincePruning += 1
-            if writer.commitsSincePruning >= retention.pruneInterval {
-                writer.commitsSincePruning = 0
-                pruneAfterCommit(on: writer)
+            if let logged {
+                writer.foreignWrites.didAppend(logged.sequence)
+                writer.pruning.didLog()
             }
+            return (result, logged)
         }
-        return CommittedWrite(value: result, sequence: logged?.sequence)
+    }
+
+    /// The one place the writer's transactions begin and end. In a transaction on `writer` (whose lock the caller
+    /// holds): logs a foreign write first if there was one (see ``logForeignWriteIfAny(on:seenAt:)``), runs `body`,
+    /// tells the writer's observers before COMMIT, commits, tells them after it, publishes the foreign write's marker
+    /// and then what `body` logged, and prunes the log when due. If anything throws, the transaction is rolled back,
+    /// the observers are told so, and nothing is published.
+    private func transaction<T>(
+        on writer: Writer, seenAt position: LogPosition? = nil, _ body: () throws -> (value: T, logged: LoggedCommit?)
+    ) throws -> CommittedWrite<T> {
+        let connection = writer.connection
+        var foreignWrite: LoggedCommit?
+        let (value, logged): (T, LoggedCommit?)
+        do {
+            (value, logged) = try connection.inTransaction {
+                foreignWrite = try logForeignWriteIfAny(on: writer, seenAt: position)
+                let outcome = try body()
+                for observer in writer.observers { try observer.writeWillCommit(on: connection) }
+                return outcome
+            }
+        } catch {
+            for observer in writer.observers { observer.writeDidRollBack() }
+            throw error
+        }
+        for observer in writer.observers { observer.writeDidCommit(on: connection) }
+        for commit in [foreignWrite, logged].compactMap(\.self) {
+            publisher.publishOwn(commit, log: ChangeLogReader(connection: connection))
+        }
+        if writer.pruning.takeIfDue(every: retention.pruneInterval) { pruneAfterCommit(on: writer) }
+        return CommittedWrite(value: value, sequence: logged?.sequence)
     }
 
     /// In a write transaction of a store that watches for foreign writes: when a foreign writer changed the file since
@@ -99,11 +119,7 @@ struct CommitPipeline: Sendable {
         do {
             // Not counted as this process's write: the feed would take its end for a new burst of writes.
             try serializedWriter.sync(countsAsWrite: false) { writer in
-                let connection = writer.connection
-                var marker: LoggedCommit?
-                try connection.inTransaction { marker = try logForeignWriteIfAny(on: writer, seenAt: position) }
-                writer.foreignWrites.didCommit(on: connection)
-                if let marker { publisher.publishOwn(marker, log: ChangeLogReader(connection: connection)) }
+                _ = try transaction(on: writer, seenAt: position) { ((), nil) }
             }
         } catch let error as StoreError where error.code == .transactionMisuse {
             return  // the store closed meanwhile: nobody is left to tell
@@ -116,18 +132,14 @@ struct CommitPipeline: Sendable {
     /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
     /// the commit that triggered it succeeded.
     private func pruneAfterCommit(on writer: Writer) {
-        let connection = writer.connection
-        let transaction = Transaction(connection: connection, kind: .write, capture: nil)
+        let transaction = Transaction(connection: writer.connection, kind: .write, capture: nil)
         defer { transaction.end() }
         do {
-            var foreignWrite: LoggedCommit?
-            _ = try connection.inTransaction {
-                foreignWrite = try logForeignWriteIfAny(on: writer)
-                _ = try Store.prune(transaction, policy: retention)
-                try writer.foreignWrites.willCommit(bookkeepingMayHaveMoved: true, on: connection)
+            _ = try self.transaction(on: writer) {
+                let deleted = try Store.prune(transaction, policy: retention)
+                writer.foreignWrites.noteBookkeepingWrite()
+                return (deleted, nil)
             }
-            writer.foreignWrites.didCommit(on: connection)
-            if let foreignWrite { publisher.publishOwn(foreignWrite, log: ChangeLogReader(connection: connection)) }
         } catch {
             logger.warning("pruning the change log failed", metadata: ["error": "\(error)"])
         }

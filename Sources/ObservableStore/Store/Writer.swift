@@ -14,14 +14,17 @@ final class Writer {
     let timestamps = TimestampCache()
     /// The insert and update statements the writes used recently.
     let recordStatements = RecordStatements()
-    /// This process's logged commits since the change log was last pruned.
-    var commitsSincePruning = 0
     /// Notices writes of programs that do not log, at the start of each write.
     let foreignWrites = ForeignWriteDetector()
+    /// Says when the change log is due for pruning.
+    let pruning = PruningSchedule()
+    /// What follows each write transaction, told before COMMIT, after it, or after a rollback, in this order.
+    let observers: [any WriteObserver]
 
     init(connection: Connection, changeLogLayout: ChangeLogLayout, pieceByteLimit: Int = ChangeCapture.defaultPieceByteLimit) {
         self.connection = connection
         self.changeLog = ChangeLog(layout: changeLogLayout, pieceByteLimit: pieceByteLimit)
+        self.observers = [changeLog, foreignWrites, pruning]
     }
 
     /// Sizes the capture's pieces for the connection's length limit now; called at the start of each write.

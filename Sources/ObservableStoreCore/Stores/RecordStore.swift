@@ -32,6 +32,10 @@ public protocol RecordStore: ListeningStore {
     ) async throws -> CommittedWrite<T>
     /// The last commit sequence assigned in the store (0 before the first commit).
     func lastSequence() throws -> Int64
+    /// Prunes the change log as the store's retention policy says, now; returns how many commit records were
+    /// deleted. The store also does this by itself every ``RetentionPolicy/pruneInterval`` of its commits.
+    @discardableResult
+    func pruneChangeLog() throws -> Int
     /// Closes the store: its listeners and observed values end, and later calls throw.
     func close()
 
