@@ -22,12 +22,12 @@ import Synchronization
 public final class NodeDocument: Sendable {
     /// The primary key of the document's node.
     public let nodeID: Int64
-    private let store: Store
+    private let store: SQLiteStore
     private let views = Mutex<[String: ListenerToken]>([:])
     private let documentID = UInt64.random(in: 0...UInt64.max)
 
     /// The document of node `nodeID` in `store`, with no view.
-    public init(store: Store, nodeID: Int64) {
+    public init(store: SQLiteStore, nodeID: Int64) {
         self.store = store
         self.nodeID = nodeID
     }

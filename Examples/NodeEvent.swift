@@ -18,7 +18,7 @@ public enum NodeEvent: Sendable, Equatable {
     /// Delivers the node events of every commit to `handler`, in commit order, on a delivery thread of `store`,
     /// until the returned token is cancelled or released: the token is the subscription's invalidator.
     public static func subscribe(
-        in store: Store, _ handler: @escaping @Sendable (NodeEvent) -> Void
+        in store: SQLiteStore, _ handler: @escaping @Sendable (NodeEvent) -> Void
     ) -> ListenerToken {
         store.listen("node-events-\(UUID().uuidString)", to: NodeVO.self) { event in
             guard case .commit(let commit) = event else { return }

@@ -3,14 +3,14 @@ import ObservableStore
 /// The interactor of the VIPER example (``NodeListPresenter``): it does the work, reading and writing the store,
 /// and knows nothing of views.
 public struct NodeListInteractor: Sendable {
-    private let store: Store
+    private let store: SQLiteStore
 
     /// An interactor on `store`.
-    public init(store: Store) { self.store = store }
+    public init(store: SQLiteStore) { self.store = store }
 
     /// The names of every node, in name order.
     public func nodeNames() throws -> [String] {
-        try store.repository(NodeVO.self).fetchAll(Query<NodeVO>().order(by: "name")).map(\.name)
+        try store.repository(NodeVO.self).fetchAll(RecordQuery<NodeVO>().order(by: "name")).map(\.name)
     }
 
     /// Adds a node called `name` at the origin.

@@ -6,7 +6,7 @@ import ObservableStore
 ///
 /// The pattern: a view is owned by whatever shows it (a window, a navigation stack), never by the presenter. The
 /// presenter attaches a view as the owner of a store listener
-/// (``/ObservableStore/Store/listen(_:owner:filter:options:handler:)``), which holds it weakly: a released view is
+/// (``/ObservableStore/SQLiteStore/listen(_:owner:filter:options:handler:)``), which holds it weakly: a released view is
 /// not kept alive, receives nothing, and its listener removes itself at the next change. There is nothing to detach.
 ///
 /// For example:
@@ -17,11 +17,11 @@ import ObservableStore
 /// try presenter.addNode(named: "Start")          // the interactor writes; the view shows it
 /// ```
 public final class NodeListPresenter: Sendable {
-    private let store: Store
+    private let store: SQLiteStore
     private let interactor: NodeListInteractor
 
     /// A presenter of the nodes in `store`.
-    public init(store: Store) {
+    public init(store: SQLiteStore) {
         self.store = store
         interactor = NodeListInteractor(store: store)
     }

@@ -20,7 +20,7 @@ public final class NodeMovesController: Sendable {
     private let log: MoveLog
 
     /// A controller subscribed to the node events of `store`.
-    public init(store: Store) {
+    public init(store: SQLiteStore) {
         // The handler holds the log, not the controller: releasing the controller releases the token.
         let log = MoveLog()
         self.log = log

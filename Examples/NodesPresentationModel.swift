@@ -33,16 +33,16 @@ public final class NodesPresentationModel {
     /// The commit sequence ``nodes`` reflects.
     public var sequence: Int64? { allNodes.sequence }
 
-    @ObservationIgnored private let store: Store
+    @ObservationIgnored private let store: SQLiteStore
     @ObservationIgnored private let allNodes: LiveQuery<NodeVO>
     private var selection: LiveRecord<NodeVO>?
     @ObservationIgnored private let broadcast = Broadcast<NodesNotification>()
     @ObservationIgnored private var creations: ListenerToken?
 
     /// A presentation model of the nodes in `store`; its properties change on the main actor.
-    public init(store: Store) {
+    public init(store: SQLiteStore) {
         self.store = store
-        allNodes = LiveQuery(Query<NodeVO>().order(by: "name").order(by: "id"), in: store)
+        allNodes = LiveQuery(RecordQuery<NodeVO>().order(by: "name").order(by: "id"), in: store)
         // Immediate: this editor's own creation is announced before createNewNode returns, so before the selection.
         let broadcast = broadcast
         creations = store.listen(

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The pattern: a listener is known by its name, so registering the same name again replaces it (a screen shown
 /// twice does not listen twice, and the set of listeners never grows without bound); ``removeNameListener(_:)``
-/// takes it away by name. Bind and fire (``/ObservableStore/Store/bindAndFire(_:_:key:_:options:handler:)``) calls
+/// takes it away by name. Bind and fire (``/ObservableStore/SQLiteStore/bindAndFire(_:_:key:_:options:handler:)``) calls
 /// the listener with the current name before it returns, then only when the name changes: a change to another
 /// column of the user (its hair color) does not call it. The names here are what the store's listeners are
 /// called, under a prefix of this user (`UserInfo.name.<user>.<listener>`).
@@ -22,11 +22,11 @@ import Synchronization
 public final class UserNameListeners: Sendable {
     /// The user whose name is listened to.
     public let userID: String
-    private let store: Store
+    private let store: SQLiteStore
     private let tokens = Mutex<[String: ListenerToken]>([:])
 
     /// Listeners of the name of the user `userID` in `store`.
-    public init(store: Store, userID: String) {
+    public init(store: SQLiteStore, userID: String) {
         self.store = store
         self.userID = userID
     }

@@ -33,7 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // The integration: a lifecycle Service owning a Store, the SSE route of commits, metrics.
+        // The integration: a lifecycle Service owning a SQLiteStore, the SSE route of commits, metrics.
         .target(
             name: "ObservableStoreHummingbird",
             dependencies: [

@@ -5,7 +5,7 @@ import ObservableStoreCore
 /// Where a PostgreSQL store lives: `postgres://user:password@host:port/database` (or `postgresql://`).
 ///
 /// The user defaults to `postgres`, the host to `127.0.0.1`, the port to 5432, the database to the user's name.
-/// Query options: `sslmode` (``TLSMode``; `disable` by default), `sslrootcert=PATH` (the certificate authorities
+/// RecordQuery options: `sslmode` (``TLSMode``; `disable` by default), `sslrootcert=PATH` (the certificate authorities
 /// to trust, PEM, instead of the system's), `connect_timeout=SECONDS`, `application_name` (ignored).
 package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// Whether and how the connection is encrypted: libpq's `sslmode` values.

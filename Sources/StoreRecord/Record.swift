@@ -23,7 +23,7 @@ import ObservableStoreCore
 ///     var createdAt: Date
 /// }
 ///
-/// let recent = try store.repository(Note.self).fetchAll(Query().filter(\.createdAt, .greaterThan, since))
+/// let recent = try store.repository(Note.self).fetchAll(RecordQuery().filter(\.createdAt, .greaterThan, since))
 /// ```
 ///
 /// Every stored property's type must be ``/ObservableStoreCore/DatabaseValueConvertible`` (or an optional of

@@ -47,7 +47,7 @@ extension ConformanceCases {
             }
             let lists = Recorder<[String]>()
             let listToken = try store.bindAndFire(
-                "list", query: Query<NodeVO>().order(by: "name"), options: ListenerOptions()
+                "list", query: RecordQuery<NodeVO>().order(by: "name"), options: ListenerOptions()
             ) { lists.append($0.map(\.name)) }
             defer { nameToken.cancel(); listToken.cancel() }
             #expect(names.all == ["first"])  // the first value, before bindAndFire returned
@@ -73,7 +73,7 @@ extension ConformanceCases {
         try await withStore(engine) { store in
             try insertNodes(store, ["b"])
             let start = try store.lastSequence()
-            let query = Query<NodeVO>().filter("x", .greaterThanOrEqual, 0.0).order(by: "name")
+            let query = RecordQuery<NodeVO>().filter("x", .greaterThanOrEqual, 0.0).order(by: "name")
             let values = try store.values(of: query)
             let received = Recorder<(sequence: Int64, names: [String])>()
             let task = Task {
@@ -106,7 +106,7 @@ extension ConformanceCases {
             let start = try store.lastSequence()
             let values = try store.observe(tracking: { tx in
                 TrackedOverview(
-                    nodes: try tx.count(Query<NodeVO>()), users: try tx.fetchAll(Query<UserInfo>().order(by: "id")).map(\.name))
+                    nodes: try tx.count(RecordQuery<NodeVO>()), users: try tx.fetchAll(RecordQuery<UserInfo>().order(by: "id")).map(\.name))
             })
             let received = Recorder<(sequence: Int64, value: TrackedOverview)>()
             let task = Task { for try await element in values { received.append((element.sequence, element.value)) } }
@@ -154,7 +154,7 @@ extension ConformanceCases {
         defer { store.close() }
         let id = try #require(try store.repository(NodeVO.self, origin: nil).insert(NodeVO(name: "b", x: 200, y: 0)).id)
         let start = try store.lastSequence()
-        let big = LiveQuery(Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
+        let big = LiveQuery(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
         let record = LiveRecord(NodeVO.self, key: id, in: store)
         #expect(big.records.map(\.name) == ["b"] && big.sequence == start && big.isObserving && big.error == nil)
         #expect(record.record?.name == "b" && record.sequence == start)

@@ -76,7 +76,7 @@ extension ConformanceCases {
             defer { token.cancel() }
             let sequences = try insertNodesReturningSequences(store, ["a", "b", "c"])
             try waitUntil("three deliveries") { deliveries.count >= 3 }
-            try waitUntil("three effects") { try store.read { try $0.count(Query<UserInfo>()) } == 3 }
+            try waitUntil("three effects") { try store.read { try $0.count(RecordQuery<UserInfo>()) } == 3 }
             try waitUntil("three second acknowledgements") { secondAcknowledgements.count >= 3 }
             return sequences
         }
@@ -90,7 +90,7 @@ extension ConformanceCases {
             #expect(deliveries.all == sequences + fourth)
             usleep(100_000)  // room for a wrong redelivery
             #expect(deliveries.all.count == 4)
-            #expect(try store.read { try $0.count(Query<UserInfo>()) } == 4)
+            #expect(try store.read { try $0.count(RecordQuery<UserInfo>()) } == 4)
             // Replay: back to before the second commit, at the next registration.
             token.cancel()
             try store.resetDurableListener("outbox", to: sequences[0])
@@ -98,7 +98,7 @@ extension ConformanceCases {
             defer { again.cancel() }
             try waitUntil("the replayed commits") { deliveries.count >= 7 }
             #expect(Array(deliveries.all.suffix(3)) == Array(sequences.suffix(2)) + fourth)
-            #expect(try store.read { try $0.count(Query<UserInfo>()) } == 4)  // upserts: the effects exist once
+            #expect(try store.read { try $0.count(RecordQuery<UserInfo>()) } == 4)  // upserts: the effects exist once
             let missing = #expect(throws: StoreError.self) { try store.resetDurableListener("nobody", to: 0) }
             #expect(missing?.code == .notFound)
         }

@@ -24,7 +24,7 @@ extension ConformanceCases {
             #expect(try nodes.delete(key: key))
             #expect(try nodes.fetch(key) == nil)
             #expect(try !nodes.delete(key: key))
-            #expect(try nodes.count(Query()) == 1)
+            #expect(try nodes.count(RecordQuery()) == 1)
         }
     }
 
@@ -39,7 +39,7 @@ extension ConformanceCases {
             changed.hairColor = "brown"
             try store.write(origin: nil) { tx in _ = try tx.upsert(changed) }
             #expect(try store.read { try $0.fetch(UserInfo.self, key: "me") } == changed)
-            #expect(try store.read { try $0.count(Query<UserInfo>()) } == 1)
+            #expect(try store.read { try $0.count(RecordQuery<UserInfo>()) } == 1)
             // A second insert with the same key is refused, and changes nothing.
             let duplicate = #expect(throws: StoreError.self) { try store.write(origin: nil) { tx in _ = try tx.insert(user) } }
             #expect(duplicate?.code == .constraint)
@@ -65,7 +65,7 @@ extension ConformanceCases {
                     optionalText: "", dateValue: Date(timeIntervalSince1970: -86_400.5), flag: true),
             ]
             let inserted = try store.write(origin: nil) { tx in try records.map { try tx.insert($0) } }
-            let read = try store.read { try $0.fetchAll(Query<AllKinds>().order(by: "id")) }
+            let read = try store.read { try $0.fetchAll(RecordQuery<AllKinds>().order(by: "id")) }
             var expected = inserted
             for index in expected.indices { expected[index].dateValue = expected[index].dateValue.truncatedToMilliseconds }
             #expect(read == expected)
@@ -80,7 +80,7 @@ extension ConformanceCases {
             let record = UserInfo(id: "nul", name: "before\u{0}after")
             if EngineDifference.of(engine.kind).contains(.textRefusesNUL) {
                 #expect(throws: StoreError.self) { try store.write(origin: nil) { tx in _ = try tx.insert(record) } }
-                #expect(try store.read { try $0.count(Query<UserInfo>()) } == 0)
+                #expect(try store.read { try $0.count(RecordQuery<UserInfo>()) } == 0)
             } else {
                 try store.write(origin: nil) { tx in _ = try tx.insert(record) }
                 #expect(try store.read { try $0.fetch(UserInfo.self, key: "nul") }?.name == "before\u{0}after")
@@ -96,15 +96,15 @@ extension ConformanceCases {
                 for (index, name) in names.enumerated() { _ = try tx.insert(node(name, x: Double(index))) }
             }
             let nodes = store.repository(NodeVO.self, origin: nil)
-            let big = Query<NodeVO>().filter("x", .greaterThanOrEqual, 5.0)
+            let big = RecordQuery<NodeVO>().filter("x", .greaterThanOrEqual, 5.0)
             #expect(try nodes.fetchAll(big.order(by: "name", descending: true).limit(3)).map(\.name) == ["n9", "n8", "n7"])
             #expect(try nodes.count(big) == 5)
-            #expect(try nodes.count(Query()) == 10)
-            #expect(try nodes.fetchAll(Query().filter("name", in: ["n1", "n3", "zz"]).order(by: "name")).map(\.name) == ["n1", "n3"])
-            #expect(try nodes.fetchAll(Query().filter("name", equals: "n4")).map(\.x) == [4])
-            #expect(try store.read { try $0.fetchOne(Query<NodeVO>().order(by: "x", descending: true)) }?.name == "n9")
+            #expect(try nodes.count(RecordQuery()) == 10)
+            #expect(try nodes.fetchAll(RecordQuery().filter("name", in: ["n1", "n3", "zz"]).order(by: "name")).map(\.name) == ["n1", "n3"])
+            #expect(try nodes.fetchAll(RecordQuery().filter("name", equals: "n4")).map(\.x) == [4])
+            #expect(try store.read { try $0.fetchOne(RecordQuery<NodeVO>().order(by: "x", descending: true)) }?.name == "n9")
             // Keyset paging: pages of 3 after the last record of the previous page give every record once, in order.
-            let ordered = Query<NodeVO>().order(by: "name")
+            let ordered = RecordQuery<NodeVO>().order(by: "name")
             var paged: [String] = []
             var page = try nodes.fetchAll(ordered.limit(3))
             while let last = page.last {
@@ -114,7 +114,7 @@ extension ConformanceCases {
             #expect(paged == names)
             #expect(try store.read { try $0.fetchAll(big.order(by: "x").limit(2).offset(1)) }.map(\.name) == ["n6", "n7"])
             #expect(try store.write(origin: nil) { try $0.deleteAll(big) } == 5)
-            #expect(try nodes.count(Query()) == 5)
+            #expect(try nodes.count(RecordQuery()) == 5)
         }
     }
 }

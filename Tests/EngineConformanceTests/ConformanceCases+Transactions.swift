@@ -21,7 +21,7 @@ extension ConformanceCases {
                     throw Rollback()
                 }
             }
-            #expect(try store.read { try $0.count(Query<NodeVO>()) } == 0)
+            #expect(try store.read { try $0.count(RecordQuery<NodeVO>()) } == 0)
             #expect(try store.lastSequence() == before)
             let kept = try store.writeReturningCommit(origin: nil) { tx in _ = try tx.insert(node("kept")) }
             #expect(kept.sequence == before + 1)
@@ -49,7 +49,7 @@ extension ConformanceCases {
                 let kept = try tx.savepoint { inner in try inner.insert(node("c")) }
                 #expect(kept.name == "c")
             }
-            #expect(try store.read { try $0.fetchAll(Query<NodeVO>().order(by: "name")) }.map(\.name) == ["a", "c"])
+            #expect(try store.read { try $0.fetchAll(RecordQuery<NodeVO>().order(by: "name")) }.map(\.name) == ["a", "c"])
             try waitForCommits(recorder, 1, "the write's commit")
             #expect(recorder.commits.count == 1)
             #expect(recorder.changes.map(\.operation) == [.insert, .insert])
@@ -95,7 +95,7 @@ extension ConformanceCases {
         try withStore(engine) { store in
             let seenInHandler = Locked<[Int]>([])
             let token = store.listen("after-commit", filter: .table("nodes"), options: ListenerOptions()) { _ in
-                seenInHandler.withLock { $0.append((try? store.read { try $0.count(Query<NodeVO>()) }) ?? -1) }
+                seenInHandler.withLock { $0.append((try? store.read { try $0.count(RecordQuery<NodeVO>()) }) ?? -1) }
             }
             defer { token.cancel() }
             try store.write(origin: nil) { tx in

@@ -2,7 +2,7 @@ import Foundation
 import ObservableStore
 import StoreTestSupport
 
-/// The SQLite engine under the conformance suite: a `Store` on the file `store.sqlite` (WAL) of a directory.
+/// The SQLite engine under the conformance suite: a `SQLiteStore` on the file `store.sqlite` (WAL) of a directory.
 struct SQLiteEngine: ConformanceEngine {
     /// The store file's path.
     let path: String
@@ -14,16 +14,16 @@ struct SQLiteEngine: ConformanceEngine {
 
     var kind: EngineKind { .sqlite }
 
-    func open() throws -> ObservableStore.Store { try ObservableStore.Store(path: path) }
+    func open() throws -> ObservableStore.SQLiteStore { try ObservableStore.SQLiteStore(path: path) }
 
-    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> ObservableStore.Store {
-        var configuration = StoreConfiguration()
+    func open(migrationSets: [MigrationSet], policy: MigrationPolicy) throws -> ObservableStore.SQLiteStore {
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = migrationSets
         configuration.migrationPolicy = policy
-        return try ObservableStore.Store(path: path, configuration: configuration)
+        return try ObservableStore.SQLiteStore(path: path, configuration: configuration)
     }
 
-    func acknowledge(_ commit: DurableCommit, in transaction: ObservableStore.Transaction) throws {
+    func acknowledge(_ commit: DurableCommit, in transaction: ObservableStore.SQLiteTransaction) throws {
         try commit.acknowledge(in: transaction)
     }
 
@@ -36,7 +36,7 @@ struct SQLiteEngine: ConformanceEngine {
         """
     }
 
-    func recordFutureMigration(in store: ObservableStore.Store) throws {
+    func recordFutureMigration(in store: ObservableStore.SQLiteStore) throws {
         let future = try store.schemaVersion() + 1
         try store.write { tx in
             try tx.execute(

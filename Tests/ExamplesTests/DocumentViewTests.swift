@@ -29,7 +29,7 @@ private final class RecordingView: NodeDocumentView {
             try document.setState(state)
             state.x = 2
             try nodes.update(state)
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             state.x = 3
             try other.repository(NodeVO.self).update(state)
             other.close()

@@ -42,8 +42,8 @@ struct PostgresAwaitedTransactionTests {
             let id = try #require(written.value.id)
             let seen = try await store.read { tx in
                 (
-                    try await tx.fetch(NodeVO.self, key: id), try await tx.count(Query<NodeVO>()),
-                    try await tx.fetchOne(Query<NodeVO>().order(by: .x)), try await tx.lastSequence(),
+                    try await tx.fetch(NodeVO.self, key: id), try await tx.count(RecordQuery<NodeVO>()),
+                    try await tx.fetchOne(RecordQuery<NodeVO>().order(by: .x)), try await tx.lastSequence(),
                     try await tx.fetchValue("SELECT y FROM nodes WHERE name = 'B'"),
                     try await tx.fetchRows("SELECT name FROM nodes WHERE x > :x", named: ["x": 4]).count
                 )
@@ -93,11 +93,11 @@ struct PostgresAwaitedTransactionTests {
                 }
                 try await tx.insert(NodeVO(name: "after", x: 0, y: 0))
             }
-            let names = try await store.read { tx in try await tx.fetchAll(Query<NodeVO>().order(by: .id)).map(\.name) }
+            let names = try await store.read { tx in try await tx.fetchAll(RecordQuery<NodeVO>().order(by: .id)).map(\.name) }
             #expect(names == ["kept", "after"])
             #expect(try await store.read { tx in try await tx.lastSequence() } == before + 1, "rolled-back writes took no number")
             // The pool's connections came back usable after the failures.
-            #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 2)
+            #expect(try await store.read { tx in try await tx.count(RecordQuery<NodeVO>()) } == 2)
         }
     }
 
@@ -113,7 +113,7 @@ struct PostgresAwaitedTransactionTests {
                 try await store.write { _ in try store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) } }
             }
             #expect(blocking?.code == .transactionMisuse)
-            #expect(try await store.read { tx in try await tx.count(Query<NodeVO>()) } == 0)
+            #expect(try await store.read { tx in try await tx.count(RecordQuery<NodeVO>()) } == 0)
         }
     }
 
@@ -181,7 +181,7 @@ struct PostgresAwaitedTransactionTests {
             let queuedRead = Task(executorPreference: TestThread.executor) {
                 try await store.read { tx in
                     bodiesRun.withLock { $0 += 1 }
-                    return try tx.count(Query<NodeVO>())
+                    return try tx.count(RecordQuery<NodeVO>())
                 }
             }
             try await waitUntil("both calls to wait for the connection") { store.callsWaitingForAConnection == 2 }
@@ -210,7 +210,7 @@ struct PostgresAwaitedTransactionTests {
             goOn.signal()
             #expect(try await started.value.name == "started")
             #expect(bodiesRun.value == 0)
-            let names = try await store.read { tx in try tx.fetchAll(Query<NodeVO>().order(by: "name")).map(\.name) }
+            let names = try await store.read { tx in try tx.fetchAll(RecordQuery<NodeVO>().order(by: "name")).map(\.name) }
             #expect(names == ["holder", "started"])
         }
     }

@@ -109,10 +109,10 @@ struct PostgresRecordTests {
             try samples.update(changed)
             #expect(try samples.fetch(1) == changed)
             // Typed values compare with their column's type in queries too.
-            let later = Query<Sample>().filter("seen_at", .greaterThan, Date(timeIntervalSince1970: 1_790_000_000.5))
+            let later = RecordQuery<Sample>().filter("seen_at", .greaterThan, Date(timeIntervalSince1970: 1_790_000_000.5))
             #expect(try samples.count(later) == 1)
-            #expect(try samples.count(Query<Sample>().filter("is_done", equals: true)) == 0)
-            #expect(try samples.count(Query<Sample>().filter("token", equals: changed.token)) == 1)
+            #expect(try samples.count(RecordQuery<Sample>().filter("is_done", equals: true)) == 0)
+            #expect(try samples.count(RecordQuery<Sample>().filter("token", equals: changed.token)) == 1)
         }
     }
 
@@ -124,38 +124,38 @@ struct PostgresRecordTests {
                 try nodes.insert(NodeVO(name: name, x: Double(index), y: index % 2 == 0 ? 0 : 1))
             }
             #expect(try nodes.count() == 6)
-            #expect(try nodes.count(Query().filter(.x, .greaterThanOrEqual, 3)) == 3)
-            #expect(try nodes.fetchAll(Query().filter(.name, in: ["alpha", "echo"]).order(by: .name)).map(\.name) == ["alpha", "echo"])
-            #expect(try nodes.fetchAll(Query().filter(.name, in: [String]())).isEmpty)
-            #expect(try nodes.fetchOne(Query().order(by: .x, descending: true))?.name == "Alpha_2")
-            #expect(try nodes.fetchAll(Query().order(by: .x).limit(2).offset(1)).map(\.name) == ["alpha", "charlie"])
-            #expect(try nodes.fetchAll(Query().order(by: .x).offset(4)).map(\.name) == ["echo", "Alpha_2"])
-            #expect(try nodes.count(Query().order(by: .x).limit(2)) == 2)
+            #expect(try nodes.count(RecordQuery().filter(.x, .greaterThanOrEqual, 3)) == 3)
+            #expect(try nodes.fetchAll(RecordQuery().filter(.name, in: ["alpha", "echo"]).order(by: .name)).map(\.name) == ["alpha", "echo"])
+            #expect(try nodes.fetchAll(RecordQuery().filter(.name, in: [String]())).isEmpty)
+            #expect(try nodes.fetchOne(RecordQuery().order(by: .x, descending: true))?.name == "Alpha_2")
+            #expect(try nodes.fetchAll(RecordQuery().order(by: .x).limit(2).offset(1)).map(\.name) == ["alpha", "charlie"])
+            #expect(try nodes.fetchAll(RecordQuery().order(by: .x).offset(4)).map(\.name) == ["echo", "Alpha_2"])
+            #expect(try nodes.count(RecordQuery().order(by: .x).limit(2)) == 2)
             // LIKE ignores ASCII case as on SQLite; GLOB is case-sensitive, its wildcards translated.
-            #expect(try nodes.count(Query().filter(.name, .like, "ALPHA%")) == 2)
-            #expect(try nodes.count(Query().filter(.name, .glob, "alpha*")) == 1)
-            #expect(try nodes.count(Query().filter(.name, .glob, "?lpha_2")) == 1)
-            #expect(try nodes.count(Query().filter(.name, .glob, "*_*")) == 1)
-            let refused = #expect(throws: StoreError.self) { try nodes.count(Query().filter(.name, .glob, "[ab]*")) }
+            #expect(try nodes.count(RecordQuery().filter(.name, .like, "ALPHA%")) == 2)
+            #expect(try nodes.count(RecordQuery().filter(.name, .glob, "alpha*")) == 1)
+            #expect(try nodes.count(RecordQuery().filter(.name, .glob, "?lpha_2")) == 1)
+            #expect(try nodes.count(RecordQuery().filter(.name, .glob, "*_*")) == 1)
+            let refused = #expect(throws: StoreError.self) { try nodes.count(RecordQuery().filter(.name, .glob, "[ab]*")) }
             #expect(refused?.code == .invalidInput)
             #expect(refused?.message.contains("character classes") == true)
             // A caller's SQL expression, with SQLite's `?` placeholders.
-            #expect(try nodes.count(Query().filter(sql: "x + y >= ? AND name <> '?'", arguments: [4.0])) == 3)
-            #expect(try nodes.count(Query().filter(.color, equals: String?.none)) == 0)
+            #expect(try nodes.count(RecordQuery().filter(sql: "x + y >= ? AND name <> '?'", arguments: [4.0])) == 3)
+            #expect(try nodes.count(RecordQuery().filter(.color, equals: String?.none)) == 0)
 
             // Keyset paging: stable while another writer inserts before the cursor.
-            let page = Query<NodeVO>().order(by: .y).order(by: .x).limit(2)
+            let page = RecordQuery<NodeVO>().order(by: .y).order(by: .x).limit(2)
             let first = try nodes.fetchAll(page)
             #expect(first.map(\.name) == ["delta", "charlie"])
             try nodes.insert(NodeVO(name: "early", x: -1, y: 0))
             let second = try nodes.fetchAll(page.after(first[1]))
             #expect(second.map(\.name) == ["echo", "alpha"])
-            let descending = try nodes.fetchAll(Query().order(by: .x, descending: true).after(second[1]).limit(10))
+            let descending = try nodes.fetchAll(RecordQuery().order(by: .x, descending: true).after(second[1]).limit(10))
             #expect(descending.map(\.name) == ["delta", "early"])
 
-            #expect(try nodes.deleteAll(Query().filter(.y, .equal, 1).order(by: .x).limit(2)) == 2)
-            #expect(try nodes.deleteAll(Query().filter(.x, .lessThan, 0)) == 1)
-            #expect(try nodes.fetchAll(Query().order(by: .x)).map(\.name) == ["delta", "charlie", "echo", "Alpha_2"])
+            #expect(try nodes.deleteAll(RecordQuery().filter(.y, .equal, 1).order(by: .x).limit(2)) == 2)
+            #expect(try nodes.deleteAll(RecordQuery().filter(.x, .lessThan, 0)) == 1)
+            #expect(try nodes.fetchAll(RecordQuery().order(by: .x)).map(\.name) == ["delta", "charlie", "echo", "Alpha_2"])
         }
     }
 

@@ -7,7 +7,7 @@ import TestScheduling
 import Testing
 
 /// A caller's statements (storectl's `query` and `--where`): the read-only check, named parameters, and the
-/// migration status, as the SQLite engine's `Transaction` and `Store` offer them.
+/// migration status, as the SQLite engine's `SQLiteTransaction` and `SQLiteStore` offer them.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresStatementTests {
     @Test func readOnlyStatementsAreTheOnesThatOnlyRead() throws {

@@ -54,7 +54,7 @@ struct PostgresTransactionTests {
                 return nested.name
             }
             #expect(written.value == "nested")
-            let names = try store.read { try $0.fetchAll(Query<NodeVO>().order(by: .name)) }.map(\.name)
+            let names = try store.read { try $0.fetchAll(RecordQuery<NodeVO>().order(by: .name)) }.map(\.name)
             #expect(names == ["after", "before", "nested"])
             try withAdmin(url) { admin throws in
                 #expect(try integer(admin, "SELECT change_count FROM _store_commits") == 3)
@@ -67,7 +67,7 @@ struct PostgresTransactionTests {
         try TestServer.withStore { store, url in
             let first = try store.writeReturningCommit(origin: "canvas") { try $0.insert(NodeVO(name: "a", x: 0, y: 0)) }
             let second = try store.writeReturningCommit { try $0.insert(NodeVO(name: "b", x: 0, y: 0)) }
-            let nothing = try store.writeReturningCommit { try $0.fetchAll(Query<NodeVO>()).count }
+            let nothing = try store.writeReturningCommit { try $0.fetchAll(RecordQuery<NodeVO>()).count }
             #expect(first.sequence == 1)
             #expect(second.sequence == 2)
             #expect(nothing.sequence == nil)
@@ -187,8 +187,8 @@ struct PostgresTransactionTests {
             }
             for try await sequence in group { sequences.append(sequence ?? 0) }
         }
-        let count = try await store.read { try $0.count(Query<NodeVO>()) }
-        let first = try await store.write(origin: "async") { try $0.fetchOne(Query<NodeVO>().order(by: .x))?.name }
+        let count = try await store.read { try $0.count(RecordQuery<NodeVO>()) }
+        let first = try await store.write(origin: "async") { try $0.fetchOne(RecordQuery<NodeVO>().order(by: .x))?.name }
         #expect(sequences.sorted() == Array(1...8))
         #expect(count == 8)
         #expect(first == "n0")

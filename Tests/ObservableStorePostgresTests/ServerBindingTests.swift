@@ -49,7 +49,7 @@ struct ServerBindingTests {
         try await ObservedServer.withAsync { server in
             let store = try server.openStore()
             defer { store.close() }
-            let values = try store.values(of: Query<NodeVO>().order(by: "name"))
+            let values = try store.values(of: RecordQuery<NodeVO>().order(by: "name"))
             let received = Mutex<[(sequence: Int64, names: [String])]>([])
             // Read by a task of its own, so that every wait below has a deadline.
             let task = Task {

@@ -55,7 +55,7 @@ struct ServerCommitNumberingTests {
             #expect(written.value.name == "kept")
             #expect(try integer(server.psql, "SELECT count(*) FROM nodes WHERE name = 'kept'") == 1, "the data is committed")
             // The next write on a fresh connection logs nothing and must not report the earlier commit as its own.
-            let nothing = try store.writeReturningCommit { tx in try tx.fetchAll(Query<NodeVO>()).count }
+            let nothing = try store.writeReturningCommit { tx in try tx.fetchAll(RecordQuery<NodeVO>()).count }
             #expect(nothing.value == 1)
             #expect(nothing.sequence == nil)
             let next = try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "next", x: 0, y: 0)) }
@@ -74,12 +74,12 @@ struct ServerCommitNumberingTests {
                 #expect(try waitingCommits(server) == 1)
                 // The snapshot holds 'waiting' but the head is 1: the read numbers it (waiting for the lock, freed
                 // when the read waits) and reports it as a later commit it holds.
-                let (names, position) = try store.readSnapshot { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) }
+                let (names, position) = try store.readSnapshot { tx in try tx.fetchAll(RecordQuery<NodeVO>()).map(\.name) }
                 #expect(names == ["first", "waiting"])
                 #expect(position == SnapshotPosition(sequence: 1, laterCommits: [2]))
                 return try withStampLockHeld(server) { _ in
                     try server.psql.execute("INSERT INTO nodes (name, x, y) VALUES ('second waiting', 0, 0)")
-                    return try store.bindAndFire("board", query: Query<NodeVO>()) { nodes in
+                    return try store.bindAndFire("board", query: RecordQuery<NodeVO>()) { nodes in
                         calls.withLock { $0.append(nodes.map(\.name)) }
                     }
                 }
@@ -199,7 +199,7 @@ struct ServerCommitNumberingTests {
                 executable: URL(fileURLWithPath: "/usr/bin/env"),
                 ["pgbench", "-n", "-c", "4", "-t", "40", "-f", script.path, server.url.text])
             defer { if pgbench.isRunning { pgbench.kill() } }
-            // Store writers: two processes with two threads each, 40 commits per thread.
+            // SQLiteStore writers: two processes with two threads each, 40 commits per thread.
             let writers = try (0..<2).map { _ in
                 try RunningProcess("store-fixture", ["pg-hot", server.url.text, "40", "\(hotRows)", "2"])
             }

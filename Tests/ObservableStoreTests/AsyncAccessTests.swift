@@ -30,14 +30,14 @@ import Testing
 
     /// An async read of `store` (one reader connection) that holds its connection until `release` is signalled;
     /// returns once it runs. Its value is the number of nodes.
-    private func holdingRead(of store: Store) async throws -> (read: Task<Result<Int, any Error>, Never>, release: DispatchSemaphore) {
+    private func holdingRead(of store: SQLiteStore) async throws -> (read: Task<Result<Int, any Error>, Never>, release: DispatchSemaphore) {
         let started = Locked(0)
         let release = DispatchSemaphore(value: 0)
         let running = outcome {
             try await store.read { tx in
                 started.withLock { $0 += 1 }
                 release.wait(seconds: Self.holdSeconds)
-                return try tx.count(Query<NodeVO>())
+                return try tx.count(RecordQuery<NodeVO>())
             }
         }
         try await eventually("the first read to start") { started.value == 1 }
@@ -46,7 +46,7 @@ import Testing
 
     /// A synchronous write on its own thread that holds the writer until `release` is signalled, then inserts a
     /// node named "holder"; returns once it runs.
-    private func holdingWrite(of store: Store) async throws -> (write: ThreadJob<Result<Void, any Error>>, release: DispatchSemaphore) {
+    private func holdingWrite(of store: SQLiteStore) async throws -> (write: ThreadJob<Result<Void, any Error>>, release: DispatchSemaphore) {
         let release = DispatchSemaphore(value: 0)
         let entered = Locked(0)
         let holder = ThreadJob {
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func aReadCancelledWhileQueuedEndsAtOnceWithoutRunningAndAStartedOneRunsToTheEnd() async throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.maximumReaderCount = 1
         try await withTemporaryStore(configuration: configuration) { store, _ in
             try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
@@ -100,7 +100,7 @@ import Testing
             #expect(try finished.get() == 1)  // cancelled after it started: it ran to the end
 
             try await eventually("the reader to drain its queue") { store.readers.queuedCount == 0 }
-            #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 1)
+            #expect(try await store.read { try $0.count(RecordQuery<NodeVO>()) } == 1)
             #expect(bodiesRun.value == 0)
         }
     }
@@ -136,7 +136,7 @@ import Testing
             goOn.signal()
             #expect(try await result(of: started, "the started write to end").get() == "started")
 
-            let names = try await store.read { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) }
+            let names = try await store.read { tx in try tx.fetchAll(RecordQuery<NodeVO>()).map(\.name) }
             #expect(names.sorted() == ["holder", "started"])
             #expect(try await store.write { tx in try tx.insert(NodeVO(name: "after", x: 0, y: 0)).name } == "after")
         }
@@ -161,12 +161,12 @@ import Testing
     }
 
     @Test func closingFailsTheReadsStillQueuedWhileTheRunningOneEnds() async throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.maximumReaderCount = 1
         try await withTemporaryStore(configuration: configuration) { store, _ in
             try await store.write { tx in try tx.insert(NodeVO(name: "n", x: 0, y: 0)) }
             let (running, release) = try await holdingRead(of: store)
-            let queued = (0..<3).map { _ in outcome { try await store.read { try $0.count(Query<NodeVO>()) } } }
+            let queued = (0..<3).map { _ in outcome { try await store.read { try $0.count(RecordQuery<NodeVO>()) } } }
             try await eventually("three reads to be queued") { store.readers.queuedCount == 3 }
 
             store.close()
@@ -179,7 +179,7 @@ import Testing
             }
             release.signal()
             #expect(try await result(of: running, "the running read to end").get() == 1)
-            let after = await attempt { try await store.read { try $0.count(Query<NodeVO>()) } }
+            let after = await attempt { try await store.read { try $0.count(RecordQuery<NodeVO>()) } }
             #expect(storeErrorMessage(after) == Self.closedMessage)
         }
     }
@@ -208,14 +208,14 @@ import Testing
             }
             _ = try await finished(closing, "close")
 
-            let reopened = try Store(path: path)
+            let reopened = try SQLiteStore(path: path)
             defer { reopened.close() }
-            #expect(try await reopened.read { tx in try tx.fetchAll(Query<NodeVO>()).map(\.name) } == ["holder"])
+            #expect(try await reopened.read { tx in try tx.fetchAll(RecordQuery<NodeVO>()).map(\.name) } == ["holder"])
         }
     }
 
     @Test func anInMemoryStoreReadsAsynchronouslyOnItsWriterInTurnWithTheWrites() async throws {
-        let store = try Store(path: ":memory:")
+        let store = try SQLiteStore(path: ":memory:")
         defer { store.close() }
         let calls = Task {
             await withTaskGroup(of: String?.self) { group in
@@ -225,7 +225,7 @@ import Testing
                             if index.isMultiple(of: 2) {
                                 try await store.write { tx in try tx.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
                             } else {
-                                _ = try await store.read { tx in try tx.count(Query<NodeVO>()) }
+                                _ = try await store.read { tx in try tx.count(RecordQuery<NodeVO>()) }
                             }
                             return nil
                         } catch {
@@ -240,6 +240,6 @@ import Testing
         }
         let failures = try await result(of: calls, "async reads and writes of an in-memory store")
         #expect(failures.isEmpty, "\(failures.prefix(3))")
-        #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 100)
+        #expect(try await store.read { try $0.count(RecordQuery<NodeVO>()) } == 100)
     }
 }

@@ -97,7 +97,7 @@ import Testing
 
             #expect(outcome.isEmpty, "\(outcome.prefix(5))")
             let newNames = try await store.read { tx in
-                try tx.fetchAll(Query<NodeVO>().filter("x", .equal, 1)).map(\.name)
+                try tx.fetchAll(RecordQuery<NodeVO>().filter("x", .equal, 1)).map(\.name)
             }
             #expect(Set(newNames) == Set((0..<500).map { "new \($0)" }))
             let lateness = worstLateness.value

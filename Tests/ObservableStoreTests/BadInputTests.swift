@@ -34,7 +34,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
 
     let name: String
     let setup: Setup
-    /// `StoreConfiguration.createIfMissing`.
+    /// `SQLiteStoreConfiguration.createIfMissing`.
     let createIfMissing: Bool
     let code: StoreError.Code
     /// The message must contain one of these.
@@ -84,14 +84,14 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
             try prepare(badCase.setup, at: path)
             let before = try FileState(of: path)
             let configuration = {
-                var configuration = StoreConfiguration()
+                var configuration = SQLiteStoreConfiguration()
                 configuration.createIfMissing = badCase.createIfMissing
                 return configuration
             }()
 
             let lockedDirectory = badCase.setup == .readOnlyDirectory ? directory.path : nil
             let error = try withUnwritable(lockedDirectory, isDirectory: true) { () -> StoreError? in
-                return #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration) }
+                return #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration) }
             }
 
             #expect(error?.code == badCase.code, "\(String(describing: error))")
@@ -120,7 +120,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
             // What `mktemp` leaves: with createIfMissing (the default) it is initialised like a missing file.
             let path = directory.appendingPathComponent("store.sqlite").path
             #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             #expect(try store.schemaVersion() == MigrationSet.store.latestVersion)
             #expect(try store.repository(NodeVO.self).count() == 0)
@@ -133,7 +133,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
             _ = try makeStore(path, nodes: 3)
             let before = try snapshot(path)
             try withUnwritable(path, isDirectory: false) {
-                let store = try Store(path: path)
+                let store = try SQLiteStore(path: path)
                 defer { store.close() }
                 #expect(try store.repository(NodeVO.self).count() == 3)
                 let (recorder, token) = store.record()
@@ -160,7 +160,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
             let bytes = FileManager.default.contents(atPath: path)
             do {
                 // Opening reads the history and the change log, not `nodes`: the damage shows where it is.
-                let store = try Store(path: path)
+                let store = try SQLiteStore(path: path)
                 defer { store.close() }
                 let read = #expect(throws: StoreError.self) { try store.repository(NodeVO.self).fetchAll() }
                 #expect(read?.code == .corrupt, "\(String(describing: read))")
@@ -222,7 +222,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
                 #expect(error?.code == .constraint)
                 try tx.insert(NodeVO(name: "also kept", x: 0, y: 0))
             }
-            #expect(try store.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name) == ["kept", "also kept"])
+            #expect(try store.repository(NodeVO.self).fetchAll(RecordQuery().order(by: "id")).map(\.name) == ["kept", "also kept"])
             #expect(recorder.commits.count == 1)
             #expect(recorder.changes.map { $0.new?["name"] } == [.text("kept"), .text("also kept")])
         }
@@ -339,7 +339,7 @@ struct OpenFailureCase: Sendable, Identifiable, CustomTestStringConvertible {
             #expect(child.stderr.contains("a file size limit"), "the message should say what is full: \(child.stderr)")
 
             // Every commit acknowledged before the limit is there, the failed one is not there at all.
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let (integrity, rows, logged) = try store.read { tx -> (DatabaseValue?, DatabaseValue?, DatabaseValue?) in
                 (
@@ -474,8 +474,8 @@ private struct SetupFailed: Error, CustomStringConvertible {
 }
 
 /// A configuration that neither validates nor migrates: for preparing and inspecting any file.
-private var inspection: StoreConfiguration {
-    var configuration = StoreConfiguration()
+private var inspection: SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration()
     configuration.migrationPolicy = .none
     return configuration
 }
@@ -485,7 +485,7 @@ private var inspection: StoreConfiguration {
 @discardableResult
 private func makeStore(_ path: String, nodes count: Int) throws -> (nodesRoot: Int, pageSize: Int) {
     let layout = try { () throws -> (DatabaseValue?, DatabaseValue?) in
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         _ = try store.repository(NodeVO.self).insertAll(
             (0..<count).map { NodeVO(name: "node number \($0)", x: Double($0), y: Double($0)) })
@@ -531,7 +531,7 @@ private func prepare(_ setup: OpenFailureCase.Setup, at path: String) throws {
         try makeStore(path, nodes: 3)
     case .newerSchema:
         try makeStore(path, nodes: 3)
-        let store = try Store(path: path, configuration: inspection)
+        let store = try SQLiteStore(path: path, configuration: inspection)
         defer { store.close() }
         try store.write { tx in
             try tx.execute(
@@ -539,7 +539,7 @@ private func prepare(_ setup: OpenFailureCase.Setup, at path: String) throws {
             try tx.execute("PRAGMA user_version = 99")
         }
     case .otherApplication:
-        let store = try Store(path: path, configuration: inspection)
+        let store = try SQLiteStore(path: path, configuration: inspection)
         defer { store.close() }
         try store.write { try $0.execute("PRAGMA application_id = 42; CREATE TABLE theirs (x)") }
     }
@@ -572,7 +572,7 @@ private enum FileState: Equatable, CustomStringConvertible {
 }
 
 /// Nodes alpha, beta, gamma (ids 1–3) and user "me".
-private func seed(_ store: Store) throws {
+private func seed(_ store: SQLiteStore) throws {
     _ = try store.repository(NodeVO.self).insertAll([
         NodeVO(name: "alpha", x: 1, y: 1), NodeVO(name: "beta", x: 2, y: 2), NodeVO(name: "gamma", x: 3, y: 3),
     ])
@@ -580,7 +580,7 @@ private func seed(_ store: Store) throws {
 }
 
 /// Every row of every table (the store's own and SQLite's included), and the schema, keyed by table.
-private func snapshot(of store: Store) throws -> [String: [Row]] {
+private func snapshot(of store: SQLiteStore) throws -> [String: [Row]] {
     try store.read { tx -> [String: [Row]] in
         let schema = try tx.fetchRows("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
         var rows: [String: [Row]] = ["sqlite_master": schema]
@@ -597,7 +597,7 @@ private func snapshot(of store: Store) throws -> [String: [Row]] {
 
 /// ``snapshot(of:)`` of the store at `path`, opened without migrating.
 private func snapshot(_ path: String) throws -> [String: [Row]] {
-    let store = try Store(path: path, configuration: inspection)
+    let store = try SQLiteStore(path: path, configuration: inspection)
     defer { store.close() }
     return try snapshot(of: store)
 }

@@ -25,8 +25,8 @@ import Testing
                     """)
         ])
 
-    private func withHazardStore(_ body: (Store, EventRecorder) throws -> Void) throws {
-        var configuration = StoreConfiguration()
+    private func withHazardStore(_ body: (SQLiteStore, EventRecorder) throws -> Void) throws {
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = [Self.hazardTables]
         try withTemporaryStore(configuration: configuration) { store, _ in
             let (recorder, token) = store.record()
@@ -61,7 +61,7 @@ import Testing
             try setUp.execute("PRAGMA encoding = '\(encoding)'")
             try setUp.execute("CREATE TABLE before_the_store (a)")  // the encoding is fixed by the first table
             setUp.close()
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             #expect(try store.read { try $0.fetchValue("PRAGMA encoding") } == .text(encoding))
             let (recorder, token) = store.record()
@@ -292,7 +292,7 @@ import Testing
                 throw Planned()
             }
             try store.write { _ in }
-            try store.write { tx in _ = try tx.count(Query<NodeVO>()) }
+            try store.write { tx in _ = try tx.count(RecordQuery<NodeVO>()) }
             try store.write { tx in
                 try tx.insert(UserInfo(id: "kept", name: "K"))
                 try? tx.savepoint { tx in
@@ -349,14 +349,14 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("log.sqlite").path
             do {
-                let store = try Store(path: path)
+                let store = try SQLiteStore(path: path)
                 for index in 0..<3 { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
                 let rows = try store.read { try $0.fetchRows("SELECT seq, change_count, tables FROM _store_commits ORDER BY seq") }
                 #expect(rows.map { $0.value("seq", as: Int64.self) } == [1, 2, 3])
                 #expect(rows.allSatisfy { $0.value("change_count", as: Int.self) == 1 && $0.value("tables", as: String.self) == "nodes" })
                 store.close()
             }
-            let reopened = try Store(path: path)
+            let reopened = try SQLiteStore(path: path)
             defer { reopened.close() }
             let (recorder, token) = reopened.record()
             try reopened.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
@@ -377,7 +377,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TrackingSwitchTests {
     @Test func withTrackingOffNothingIsLoggedOrDelivered() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.tracksChanges = false
         try withTemporaryStore(configuration: configuration) { store, _ throws in
             let (recorder, token) = store.record()

@@ -82,7 +82,7 @@ import Testing
 
     @Test func libraryBookkeepingIsNotAnExternalChange() throws {
         try withTemporaryStore { store, path in
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             defer { other.close() }
             let recorder = EventRecorder()
             let token = store.listen("quiet") { recorder.record($0) }
@@ -136,9 +136,9 @@ import Testing
             }
             let feed = try #require(store.feed)
             feed.stop()  // this process stops looking while another one writes and prunes
-            var configuration = StoreConfiguration()
+            var configuration = SQLiteStoreConfiguration()
             configuration.retention = RetentionPolicy(minimumKeptCommits: 5, minimumKeptAge: nil, hardCapCommits: nil)
-            let other = try Store(path: path, configuration: configuration)
+            let other = try SQLiteStore(path: path, configuration: configuration)
             for index in 0..<20 { try other.repository(NodeVO.self).insert(NodeVO(name: "o\(index)", x: 0, y: 0)) }
             #expect(try other.pruneChangeLog() == 15)
             other.close()

@@ -15,7 +15,7 @@ import Testing
 
     /// Nodes 1…3 × ``rowsPerCommit``, in three commits (synchronous: the async tests' closures would pick `write`'s
     /// async overload).
-    static func commitThreeLargeCommits(to store: Store) throws {
+    static func commitThreeLargeCommits(to store: SQLiteStore) throws {
         for index in 0..<3 {
             let first = index * rowsPerCommit + 1
             try store.write { try ChangeLogPiecesTests.insertNodes(first, first + rowsPerCommit - 1, in: $0) }
@@ -51,7 +51,7 @@ import Testing
             let durableToken = try store.listenDurably("durable", filter: .table("nodes"), startingAt: .beginning) { event in
                 if case .commit(let delivery) = event { durable.append(delivery.commit) }
             }
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             try Self.commitThreeLargeCommits(to: other)
             other.close()
             let keys = ChangeLogPiecesTests.keys(1...(3 * Self.rowsPerCommit))
@@ -71,9 +71,9 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
             try StoreMigrator.migrate(path: path, upTo: 6)
-            var configuration = StoreConfiguration()
+            var configuration = SQLiteStoreConfiguration()
             configuration.migrationPolicy = .none
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(path: path, configuration: configuration)
             defer { store.close() }
             for index in 1...5 { try store.write { try ChangeLogPiecesTests.insertNodes(index, index, in: $0) } }
             _ = try store.pruneChangeLog()

@@ -13,14 +13,14 @@ import Testing
     static let lengthLimit = 256 * 1024
     static let rows = 20_000
 
-    static var configuration: StoreConfiguration {
-        var configuration = StoreConfiguration()
+    static var configuration: SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.writerLengthLimit = lengthLimit
         return configuration
     }
 
     /// Inserts nodes `first...last` (id = x = i, name "node i") in one statement of `transaction`.
-    static func insertNodes(_ first: Int, _ last: Int, in transaction: Transaction) throws {
+    static func insertNodes(_ first: Int, _ last: Int, in transaction: SQLiteTransaction) throws {
         try transaction.execute(
             "WITH RECURSIVE c(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM c WHERE i < ?) "
                 + "INSERT INTO nodes (id, name, x, y) SELECT i, 'node ' || i, i, 0 FROM c", [first, last])
@@ -43,7 +43,7 @@ import Testing
     }
 
     /// Every commit row has all its piece rows, no piece row lacks its commit, and sequences have no gap.
-    static func expectConsistentLog(_ store: Store, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectConsistentLog(_ store: SQLiteStore, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let incomplete = try store.read {
             try $0.fetchValue(
                 "SELECT count(*) FROM _store_commits c WHERE piece_count - 1 != "
@@ -151,7 +151,7 @@ import Testing
             let durableToken = try store.listenDurably("durable", filter: .table("nodes")) { event in
                 if case .commit(let delivery) = event { durable.append(delivery.commit) }
             }
-            let values = try store.values(of: Query<NodeVO>().filter("x", .greaterThan, 0.0))
+            let values = try store.values(of: RecordQuery<NodeVO>().filter("x", .greaterThan, 0.0))
             let latest = Locked<(sequence: Int64, count: Int)>((0, 0))
             let counts = Recorder<Int>()
             let consumer = Task {
@@ -279,7 +279,7 @@ import Testing
             let numbers = calibration.stdout.split(separator: "\n").map { $0.split(separator: " ") }
             let inserted = try #require(numbers.first { $0.first == "inserted" }.flatMap { Int($0[1]) })
             let committed = try #require(numbers.first { $0.first == "committed" }.flatMap { Int($0[2]) })
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let recorder = EventRecorder()
             let token = store.listen("watcher") { recorder.record($0) }
@@ -338,7 +338,7 @@ import Testing
             do {
                 var configuration = Self.configuration
                 configuration.migrationPolicy = .none
-                let old = try Store(path: path, configuration: configuration)
+                let old = try SQLiteStore(path: path, configuration: configuration)
                 defer { old.close() }
                 for index in 1...3 { try old.write { try Self.insertNodes(index, index, in: $0) } }
                 // A transaction larger than a piece is one row here: the old layout has no pieces.
@@ -347,7 +347,7 @@ import Testing
                     try $0.execute("INSERT INTO _store_listeners (name, cursor_seq, updated_at) VALUES ('old', 1, '2026-01-01T00:00:00.000Z')")
                 }
             }
-            let store = try Store(path: path, configuration: Self.configuration)
+            let store = try SQLiteStore(path: path, configuration: Self.configuration)
             defer { store.close() }
             #expect(try store.schemaVersion() == 7)
             let commits = try store.commits(after: 0)

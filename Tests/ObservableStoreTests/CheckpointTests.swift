@@ -5,9 +5,9 @@ import Testing
 
 @testable import ObservableStore
 
-/// `Store.checkpoint(_:)`: the WAL's frames, the modes, old snapshots, and a store that keeps working.
+/// `SQLiteStore.checkpoint(_:)`: the WAL's frames, the modes, old snapshots, and a store that keeps working.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct CheckpointTests {
-    private func insertNodes(_ store: Store, _ count: Int, from first: Int = 0) throws {
+    private func insertNodes(_ store: SQLiteStore, _ count: Int, from first: Int = 0) throws {
         for index in first..<(first + count) { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
     }
 
@@ -55,12 +55,12 @@ import Testing
     }
 
     @Test func passiveLeavesWhatAnOlderSnapshotStillNeeds() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.busyTimeout = .milliseconds(200)
         try withTemporaryStore(configuration: configuration) { store, _ in
             try insertNodes(store, 3)
             try store.read { tx in
-                #expect(try tx.count(Query<NodeVO>()) == 3)  // the snapshot is taken here
+                #expect(try tx.count(RecordQuery<NodeVO>()) == 3)  // the snapshot is taken here
                 try insertNodes(store, 3, from: 3)
                 let result = try store.checkpoint(.passive)
                 #expect(result.walFrames > 0 && result.checkpointedFrames < result.walFrames, "\(result)")
@@ -69,11 +69,11 @@ import Testing
                 let error = #expect(throws: StoreError.self) { try store.checkpoint(.truncate) }
                 #expect(error?.code == .busy)
                 #expect(error?.message.contains("checkpoint (truncate) could not finish within the busy timeout") == true, "\(String(describing: error))")
-                #expect(try tx.count(Query<NodeVO>()) == 3, "the reader still sees its snapshot")
+                #expect(try tx.count(RecordQuery<NodeVO>()) == 3, "the reader still sees its snapshot")
             }
             let after = try store.checkpoint(.truncate)
             #expect(after.isComplete)
-            #expect(try store.read { try $0.count(Query<NodeVO>()) } == 6)
+            #expect(try store.read { try $0.count(RecordQuery<NodeVO>()) } == 6)
         }
     }
 
@@ -85,7 +85,7 @@ import Testing
             try insertNodes(store, 2, from: 2)
             #expect(recorder.wait(for: 4, timeout: 10))
             #expect(recorder.commits.map(\.sequence) == [1, 2, 3, 4])
-            #expect(try store.read { try $0.count(Query<NodeVO>()) } == 4)
+            #expect(try store.read { try $0.count(RecordQuery<NodeVO>()) } == 4)
             #expect((walSize(path) ?? 0) > 0, "the WAL grows again")
             #expect(try store.checkpoint().isComplete)
             withExtendedLifetime(token) {}
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func anInMemoryStoreHasNothingToCheckpoint() throws {
-        let store = try Store(path: ":memory:")
+        let store = try SQLiteStore(path: ":memory:")
         defer { store.close() }
         try insertNodes(store, 2)
         for mode in CheckpointMode.allCases {

@@ -19,7 +19,7 @@ import Testing
         let total = writers * commitsPerWriter
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("contention.sqlite").path
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let recorder = EventRecorder()
             let token = store.listen("contention", filter: .table("nodes"), options: ListenerOptions(bufferSize: total)) {

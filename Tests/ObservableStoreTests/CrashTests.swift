@@ -41,7 +41,7 @@ import Testing
     private func crashCycles(_ cycles: Int, full: Bool, powerLoss: Bool = false) throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("crash.sqlite").path
-            try Store(path: path).close()  // created and migrated once, before the first kill
+            try SQLiteStore(path: path).close()  // created and migrated once, before the first kill
             var acknowledgedCount = 0
             var lostCount = 0
             var rowsBefore: Int64 = 0  // this cycle's rows come after this rowid
@@ -70,7 +70,7 @@ import Testing
                 acknowledgedCount += acknowledged.count
                 lostCount += try verify(
                     path, acknowledged: acknowledged, cycle: cycle, oldestRowID: rowsBefore, durable: full || !powerLoss)
-                rowsBefore = try Store(path: path).read { try $0.fetchValue("SELECT coalesce(max(rowid), 0) FROM nodes") }
+                rowsBefore = try SQLiteStore(path: path).read { try $0.fetchValue("SELECT coalesce(max(rowid), 0) FROM nodes") }
                     .flatMap(Int64.fromDatabaseValue) ?? 0
             }
             #expect(acknowledgedCount > cycles, "the writer should commit several times per cycle")
@@ -91,7 +91,7 @@ import Testing
     /// in SQL, so each cycle stays cheap), and this cycle's acknowledged commits: all present when `durable`,
     /// else a prefix of them. Returns how many acknowledged commits were lost.
     private func verify(_ path: String, acknowledged: [Acknowledged], cycle: Int, oldestRowID: Int64, durable: Bool) throws -> Int {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         return try store.read { tx -> Int in
             let integrity = try tx.fetchValue("PRAGMA integrity_check").flatMap(String.fromDatabaseValue) ?? "?"

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct DurableListenerTests {
     typealias Received = Recorder<DurableEvent>
 
-    private func insert(_ store: Store, _ count: Int, from start: Int = 0) throws {
+    private func insert(_ store: SQLiteStore, _ count: Int, from start: Int = 0) throws {
         for index in start..<(start + count) {
             try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0))
         }
@@ -19,7 +19,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("durable.sqlite").path
             do {
-                let store = try Store(path: path)
+                let store = try SQLiteStore(path: path)
                 let received = Received()
                 let token = try store.listenDurably("mailer") { received.append($0) }
                 try insert(store, 5)
@@ -29,7 +29,7 @@ import Testing
                 #expect(try store.durableListeners().map(\.lag) == [3])
                 store.close()
             }
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let received = Received()
             let token = try store.listenDurably("mailer") { received.append($0) }
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func retentionKeepsWhatTheSlowestDurableListenerNeeds() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 10, minimumKeptAge: nil, hardCapCommits: 40, pruneInterval: 1_000)
         try withTemporaryStore(configuration: configuration) { store, _ in
             let gate = DispatchSemaphore(value: 0)
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func aCursorPrunedPastTheHardCapExpiresExplicitly() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 5, minimumKeptAge: nil, hardCapCommits: 10, pruneInterval: 1_000)
         try withTemporaryStore(configuration: configuration) { store, _ in
             var token: ListenerToken? = try store.listenDurably("sleeper") { _ in }
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func pruningRunsByItselfAndEmitsNoEvents() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 3, minimumKeptAge: nil, hardCapCommits: nil, pruneInterval: 5)
         try withTemporaryStore(configuration: configuration) { store, _ in
             let (recorder, token) = store.record()
@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test func writesRolledBackAtCommitDoNotCountTowardsPruning() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 1, minimumKeptAge: nil, hardCapCommits: nil, pruneInterval: 4)
         try withTemporaryStore(configuration: configuration) { store, _ in
             let logged = { try store.read { try $0.fetchValue("SELECT count(*) FROM _store_commits") } }

@@ -61,8 +61,8 @@ struct Sample: Record, Equatable {
         return try! MigrationSet(name: "samples", migrations: [Migration(version: 1, name: "create_samples", sql: sql)])
     }()
 
-    static var configuration: StoreConfiguration {
-        var configuration = StoreConfiguration()
+    static var configuration: SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = [migrationSet]
         return configuration
     }

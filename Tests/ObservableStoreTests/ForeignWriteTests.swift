@@ -17,7 +17,7 @@ import Testing
         private let done = DispatchSemaphore(value: 0)
         let written = Locked(0)
 
-        init(store: Store, every interval: Duration) {
+        init(store: SQLiteStore, every interval: Duration) {
             let microseconds = UInt32(interval.components.attoseconds / 1_000_000_000_000)
             Thread.detachNewThread { [self] in
                 defer { done.signal() }
@@ -60,7 +60,7 @@ import Testing
     }
 
     /// The one external-change marker in the log (recording an issue when there is not exactly one).
-    private func onlyMarker(in store: Store, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int64 {
+    private func onlyMarker(in store: SQLiteStore, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int64 {
         let markers = try store.commits(after: 0, limit: 100_000).filter(\.isExternalChange)
         #expect(markers.count == 1, "markers: \(markers.map(\.sequence))", sourceLocation: sourceLocation)
         return markers.first?.sequence ?? -1
@@ -137,7 +137,7 @@ import Testing
             let received = Recorder<DurableEvent>()
             var writes = 0
             do {
-                let store = try Store(path: path)
+                let store = try SQLiteStore(path: path)
                 defer { store.close() }
                 let token = try store.listenDurably("mailer") { event in received.append(event) }
                 let steady = SteadyWriter(store: store, every: .milliseconds(5))
@@ -155,7 +155,7 @@ import Testing
                 withExtendedLifetime(token) {}
             }
             // After a restart the cursor stands past everything: nothing is delivered again.
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let again = Recorder<DurableEvent>()
             let token = try store.listenDurably("mailer") { event in again.append(event) }
@@ -215,11 +215,11 @@ import Testing
     }
 
     /// A store with a recording listener, and a second store on the same file, as another process's writer.
-    private func withSecondWriter(_ body: (_ store: Store, _ other: Store, _ recorder: EventRecorder, _ path: String) throws -> Void) throws {
+    private func withSecondWriter(_ body: (_ store: SQLiteStore, _ other: SQLiteStore, _ recorder: EventRecorder, _ path: String) throws -> Void) throws {
         try withTemporaryStore { store, path in
             let recorder = EventRecorder()
             let token = store.listen("view") { recorder.record($0) }
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             defer { other.close() }
             try body(store, other, recorder, path)
             withExtendedLifetime(token) {}
@@ -298,7 +298,7 @@ import Testing
     }
 
     @Test func aNewStoresMigrationsAreNotLogged() throws {
-        try withTemporaryStore { (store: Store, _: String) throws in
+        try withTemporaryStore { (store: SQLiteStore, _: String) throws in
             #expect(try store.lastSequence() == 0)
             #expect(try store.commits(after: 0).isEmpty)
         }
@@ -312,7 +312,7 @@ import Testing
             #expect(first.value == 1)
             #expect(recorder.commits.map(\.sequence) == [1])
             // Nothing changed: no commit, no sequence, no event.
-            let nothing = try store.writeReturningCommit { tx in try tx.count(Query<NodeVO>()) }
+            let nothing = try store.writeReturningCommit { tx in try tx.count(RecordQuery<NodeVO>()) }
             #expect(nothing == CommittedWrite(value: 1, sequence: nil))
             // A write that throws rolls back and returns nothing; the next commit takes the next sequence.
             #expect(throws: StoreError.self) {
@@ -331,7 +331,7 @@ import Testing
         try await withTemporaryStore { store, _ in
             let written = try await store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)).id }
             #expect(written.sequence == 1)
-            let nothing = try await store.writeReturningCommit { tx in try tx.count(Query<NodeVO>()) }
+            let nothing = try await store.writeReturningCommit { tx in try tx.count(RecordQuery<NodeVO>()) }
             #expect(nothing.sequence == nil)
         }
     }

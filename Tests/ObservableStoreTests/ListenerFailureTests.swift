@@ -6,7 +6,7 @@ import Testing
 
 @testable import ObservableStore
 
-/// Handler errors reach the application (``StoreConfiguration/listenerErrorHandler``) and the log, and
+/// Handler errors reach the application (``SQLiteStoreConfiguration/listenerErrorHandler``) and the log, and
 /// every form of `listen` returns a token.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListenerFailureTests {
     struct Failure: Error, Equatable {
@@ -14,8 +14,8 @@ import Testing
     }
 
     /// A configuration whose error handler and logger record into `failures` and `log`.
-    private func configuration(_ failures: ReportedFailures, _ log: LogRecorder) -> StoreConfiguration {
-        var configuration = StoreConfiguration()
+    private func configuration(_ failures: ReportedFailures, _ log: LogRecorder) -> SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.listenerErrorHandler = { name, error in failures.append((name, error)) }
         configuration.logger = Logger(label: "test") { _ in log }
         return configuration
@@ -51,7 +51,7 @@ import Testing
             ]
             // A bound value whose refetch fails (the table is gone) reports it.
             try store.write { tx in try tx.execute("CREATE TABLE doomed (id INTEGER PRIMARY KEY, name TEXT NOT NULL, x REAL NOT NULL, y REAL NOT NULL)") }
-            let bound = try store.bindAndFire("bound", query: Query<Doomed>()) { _ in }
+            let bound = try store.bindAndFire("bound", query: RecordQuery<Doomed>()) { _ in }
             try store.write { tx in try tx.execute("DROP TABLE doomed") }  // schema change: a refetch, which throws
             try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
             // Each listener fails on its own thread: wait for all three (typed and owned fail once per commit).
@@ -86,7 +86,7 @@ import Testing
 
     @Test func withoutAnErrorHandlerAFailureIsOnlyLogged() throws {
         let log = LogRecorder()
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.logger = Logger(label: "test") { _ in log }
         try withTemporaryStore(configuration: configuration) { store, _ in
             let recorder = EventRecorder()
@@ -152,7 +152,7 @@ private struct Doomed: Record {
     var name: String
 }
 
-/// The failures a ``StoreConfiguration/listenerErrorHandler`` was told about.
+/// The failures a ``SQLiteStoreConfiguration/listenerErrorHandler`` was told about.
 typealias ReportedFailures = Recorder<(name: String, error: any Error)>
 
 /// A swift-log handler that keeps every message, for checking what the store logs.

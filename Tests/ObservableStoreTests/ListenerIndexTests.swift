@@ -36,7 +36,7 @@ import Testing
     ]
 
     /// Commits of every shape: one row, several rows and tables, origins, a key change, a delete, a schema change.
-    private func writeMixedCommits(_ store: Store, round: Int) throws {
+    private func writeMixedCommits(_ store: SQLiteStore, round: Int) throws {
         let nodes = store.repository(NodeVO.self)
         try store.write(origin: round.isMultiple(of: 2) ? "canvas" : nil) { tx in
             try tx.execute("INSERT OR REPLACE INTO nodes (id, name, x, y) VALUES (2, 'two', 0, 0)")

@@ -8,7 +8,7 @@ import Testing
 
 /// Named listeners, filters, delivery, overflow, bind-and-fire and the async sequence.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ListenerTests {
-    private func insertNode(_ store: Store, _ name: String = "n", origin: String? = nil) throws {
+    private func insertNode(_ store: SQLiteStore, _ name: String = "n", origin: String? = nil) throws {
         try store.repository(NodeVO.self, origin: origin).insert(NodeVO(name: name, x: 0, y: 0))
     }
 
@@ -350,7 +350,7 @@ import Testing
     @Test func bindAndFireOnAQueryRefetches() throws {
         try withTemporaryStore { store, _ in
             let results = Recorder<[String]>()
-            let token = try store.bindAndFire("list-view", query: Query<NodeVO>().order(by: "name")) { nodes in
+            let token = try store.bindAndFire("list-view", query: RecordQuery<NodeVO>().order(by: "name")) { nodes in
                 results.append(nodes.map(\.name))
             }
             #expect(results.all == [[]])
@@ -412,12 +412,12 @@ import Testing
     /// thread during the publication, used to fail with "write called inside a write" at every commit.
     @Test func anImmediateBoundQueryOfAnInMemoryStoreReadsAgainAtEveryCommit() throws {
         let errors = Recorder<String>()
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.listenerErrorHandler = { _, error in errors.append("\(error)") }
-        let store = try Store(path: ":memory:", configuration: configuration)
+        let store = try SQLiteStore(path: ":memory:", configuration: configuration)
         let names = Recorder<[String]>()
         let token = try store.bindAndFire(
-            "list", query: Query<NodeVO>().order(by: "name"), options: ListenerOptions(immediate: true)
+            "list", query: RecordQuery<NodeVO>().order(by: "name"), options: ListenerOptions(immediate: true)
         ) { nodes in names.append(nodes.map(\.name)) }
         let nodes = store.repository(NodeVO.self)
         try nodes.insert(NodeVO(name: "b", x: 0, y: 0))
@@ -434,7 +434,7 @@ import Testing
     /// The same direct read must not touch a closed store's connection: an immediate handler that closes an
     /// in-memory store and then reads gets an error, not a freed handle.
     @Test func anImmediateHandlerThatClosedAnInMemoryStoreCannotReadIt() throws {
-        let store = try Store(path: ":memory:")
+        let store = try SQLiteStore(path: ":memory:")
         let outcomes = Recorder<String>()
         let token = store.listen("closer", options: ListenerOptions(immediate: true)) { _ in
             store.close()

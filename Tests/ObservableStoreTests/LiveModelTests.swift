@@ -16,7 +16,7 @@ private actor ModelActor {
 /// and of others on the actor chosen, are seen by `withObservationTracking` and `Observations`, end on a failed
 /// read or a closed store, and remove their listener when released.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct LiveModelTests {
-    private static let bigX = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
+    private static let bigX = RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
 
     /// Polls `condition` on `actor` every millisecond until it holds; throws ``TimedOut`` after `timeout` seconds.
     private func waitOn(
@@ -54,7 +54,7 @@ private actor ModelActor {
             let nodes = store.repository(NodeVO.self)
             var node = try nodes.insert(NodeVO(name: "a", x: 0, y: 0))
             let actor = ModelActor()
-            let model = LiveQuery(Query<NodeName>().order(by: "name"), in: store, on: actor)
+            let model = LiveQuery(RecordQuery<NodeName>().order(by: "name"), in: store, on: actor)
             #expect(await actor.run { model.records.map(\.name) } == ["a"])
             node.name = "b"
             try nodes.update(node)
@@ -141,8 +141,8 @@ private actor ModelActor {
             #expect(inserted.status == 0, "\(inserted.stderr)")
             try await waitOn(actor, "storectl's insert in the query") { query.records.map(\.name) == ["from-storectl"] }
             try await waitOn(actor, "storectl's insert by key") { record.record?.name == "from-storectl" }
-            // Another Store on the same file: a connection of its own, its commits come through the change feed.
-            let other = try Store(path: path)
+            // Another SQLiteStore on the same file: a connection of its own, its commits come through the change feed.
+            let other = try SQLiteStore(path: path)
             try other.repository(NodeVO.self).update(NodeVO(id: 1, name: "renamed", x: 500, y: 0))
             other.close()
             try await waitOn(actor, "the other store's update") {

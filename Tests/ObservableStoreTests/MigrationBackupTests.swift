@@ -14,8 +14,8 @@ import Testing
             migrations: (1...count).map { Migration(version: $0, name: "step_\($0)", sql: "CREATE TABLE t\($0) (x);") })
     }
 
-    private func configuration(_ count: Int, kept: Int? = 3) throws -> StoreConfiguration {
-        var configuration = StoreConfiguration()
+    private func configuration(_ count: Int, kept: Int? = 3) throws -> SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = [try things(count)]
         configuration.keptMigrationBackups = kept
         return configuration
@@ -24,7 +24,7 @@ import Testing
     /// Opens `path` with set versions `first` … `last`, one run each. From a fresh file (`first` 1, no backup
     /// for it) that leaves backups before 2 … `last`.
     private func migrate(_ path: String, from first: Int = 1, through last: Int, kept: Int? = 3) throws {
-        for count in first...last { try Store(path: path, configuration: try configuration(count, kept: kept)).close() }
+        for count in first...last { try SQLiteStore(path: path, configuration: try configuration(count, kept: kept)).close() }
     }
 
     private func names(in directory: URL) throws -> Set<String> {
@@ -57,7 +57,7 @@ import Testing
             try FileManager.default.setAttributes(
                 [.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: path + ".pre-things-0002.bak")
             try migrate(path, from: 4, through: 6)
-            let backups = try Store.migrationBackups(of: path)
+            let backups = try SQLiteStore.migrationBackups(of: path)
             #expect(backups.map { "\($0.set)/\($0.version)" } == ["store/2", "things/4", "things/5", "things/6"])
             let left = try names(in: directory)
             for name in lookalikes + ["store.sqlite.pre-things-0001.bak"] { #expect(left.contains(name), "\(name) was removed") }
@@ -69,11 +69,11 @@ import Testing
         try withTemporaryDirectory { directory in
             let kept = directory.appendingPathComponent("kept.sqlite").path
             try migrate(kept, through: 6, kept: nil)
-            #expect(try Store.migrationBackups(of: kept).map(\.version) == [2, 3, 4, 5, 6])
+            #expect(try SQLiteStore.migrationBackups(of: kept).map(\.version) == [2, 3, 4, 5, 6])
             let none = directory.appendingPathComponent("none.sqlite").path
             try migrate(none, through: 4, kept: 0)
-            #expect(try Store.migrationBackups(of: none).isEmpty)
-            #expect(try Store.migrationBackups(of: kept).count == 5, "another store's backups are not touched")
+            #expect(try SQLiteStore.migrationBackups(of: none).isEmpty)
+            #expect(try SQLiteStore.migrationBackups(of: kept).count == 5, "another store's backups are not touched")
             // A failed run keeps its backup, whatever the setting.
             var failing = try configuration(4, kept: 0)
             failing.migrationSets = [
@@ -81,13 +81,13 @@ import Testing
                     name: "things",
                     migrations: try things(4).migrations + [Migration(version: 5, name: "broken", sql: "CREATE TABLE t1 (x);")]),
             ]
-            #expect(throws: StoreError.self) { try Store(path: none, configuration: failing) }
-            #expect(try Store.migrationBackups(of: none).map(\.version) == [5])
+            #expect(throws: StoreError.self) { try SQLiteStore(path: none, configuration: failing) }
+            #expect(try SQLiteStore.migrationBackups(of: none).map(\.version) == [5])
         }
     }
 
     @Test func theDefaultKeepsThree() {
-        #expect(StoreConfiguration().keptMigrationBackups == 3)
+        #expect(SQLiteStoreConfiguration().keptMigrationBackups == 3)
     }
 
     @Test func aNegativeCountIsRefusedAndRemovesNothing() throws {
@@ -95,13 +95,13 @@ import Testing
             let path = directory.appendingPathComponent("store.sqlite").path
             try migrate(path, through: 3, kept: nil)
             let before = try names(in: directory)
-            let opening = #expect(throws: StoreError.self) { try Store(path: path, configuration: try configuration(5, kept: -1)) }
+            let opening = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: try configuration(5, kept: -1)) }
             #expect(opening?.code == .invalidInput)
             #expect(opening?.message.contains("must be 0 or more, not -1") == true)
-            let pruning = #expect(throws: StoreError.self) { try Store.pruneMigrationBackups(of: path, keeping: -2) }
+            let pruning = #expect(throws: StoreError.self) { try SQLiteStore.pruneMigrationBackups(of: path, keeping: -2) }
             #expect(pruning?.code == .invalidInput)
             #expect(try names(in: directory) == before)
-            let store = try Store(path: path, configuration: try configuration(3))
+            let store = try SQLiteStore(path: path, configuration: try configuration(3))
             defer { store.close() }
             #expect(try store.appliedMigrations().filter { $0.set == "things" }.count == 3, "nothing was migrated")
         }
@@ -112,7 +112,7 @@ import Testing
             let path = directory.appendingPathComponent("store.sqlite").path
             let started = Date().addingTimeInterval(-2)
             try migrate(path, through: 3, kept: nil)
-            let backups = try Store.migrationBackups(of: path)
+            let backups = try SQLiteStore.migrationBackups(of: path)
             #expect(backups.map(\.path) == [path + ".pre-things-0002.bak", path + ".pre-things-0003.bak"])
             for backup in backups {
                 #expect(backup.set == "things")
@@ -131,18 +131,18 @@ import Testing
             do {
                 let lock = try MigrationLock(databasePath: path, timeout: .seconds(1))
                 let busy = #expect(throws: StoreError.self) {
-                    try Store.pruneMigrationBackups(of: path, keeping: 1, lockTimeout: .milliseconds(100))
+                    try SQLiteStore.pruneMigrationBackups(of: path, keeping: 1, lockTimeout: .milliseconds(100))
                 }
                 #expect(busy?.code == .busy)
-                #expect(try Store.migrationBackups(of: path).count == 3, "nothing removed while a migration runs")
+                #expect(try SQLiteStore.migrationBackups(of: path).count == 3, "nothing removed while a migration runs")
                 withExtendedLifetime(lock) {}
             }
-            let removed = try Store.pruneMigrationBackups(of: path, keeping: 1)
+            let removed = try SQLiteStore.pruneMigrationBackups(of: path, keeping: 1)
             #expect(removed.map(\.version) == [2, 3])
-            #expect(try Store.migrationBackups(of: path).map(\.version) == [4])
+            #expect(try SQLiteStore.migrationBackups(of: path).map(\.version) == [4])
             #expect(!FileManager.default.fileExists(atPath: path + ".pre-things-0002.bak-wal"))
-            #expect(try Store.pruneMigrationBackups(of: path, keeping: 0).map(\.version) == [4])
-            #expect(try Store.pruneMigrationBackups(of: path, keeping: 0).isEmpty, "nothing left: nothing to do")
+            #expect(try SQLiteStore.pruneMigrationBackups(of: path, keeping: 0).map(\.version) == [4])
+            #expect(try SQLiteStore.pruneMigrationBackups(of: path, keeping: 0).isEmpty, "nothing left: nothing to do")
         }
     }
 

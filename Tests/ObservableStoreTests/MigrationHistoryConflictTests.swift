@@ -11,7 +11,7 @@ import Testing
         try withTemporaryStore { store, path throws in
             try store.write { try $0.execute("INSERT INTO _store_migrations VALUES ('store', 0, 'zero', 'x', '2030-01-01T00:00:00.000Z', 1, 'x')") }
             store.close()
-            let error = #expect(throws: StoreError.self) { try Store(path: path) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
             #expect(error?.code == .migrationConflict)
         }
     }

@@ -16,15 +16,15 @@ private func things(_ sql: [String]) throws -> MigrationSet {
         migrations: sql.enumerated().map { Migration(version: $0.offset + 1, name: "step_\($0.offset + 1)", sql: $0.element) })
 }
 
-private func configuration(_ sets: MigrationSet..., policy: StoreConfiguration.MigrationPolicy = .migrate) -> StoreConfiguration {
-    var configuration = StoreConfiguration()
+private func configuration(_ sets: MigrationSet..., policy: SQLiteStoreConfiguration.MigrationPolicy = .migrate) -> SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration()
     configuration.migrationSets = sets
     configuration.migrationPolicy = policy
     return configuration
 }
 
 private func history(_ path: String) throws -> [String] {
-    let store = try Store(path: path, configuration: configuration(policy: .none))
+    let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
     defer { store.close() }
     return try store.appliedMigrations().map { "\($0.set)/\($0.version)/\($0.checksum)" }
 }
@@ -43,10 +43,10 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             #expect(applied.map(\.name) == MigrationSet.store.migrations.map(\.name))
             #expect(Array(applied.map(\.name).prefix(3)) == ["create_nodes", "create_user_info", "create_change_log"])
             #expect(applied.map(\.checksum) == MigrationSet.store.migrations.map(\.checksum))
-            #expect(applied.allSatisfy { $0.appliedBy == "ObservableStore \(Store.libraryVersion)" })
+            #expect(applied.allSatisfy { $0.appliedBy == "ObservableStore \(SQLiteStore.libraryVersion)" })
             #expect(applied.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
             #expect(try store.schemaVersion() == MigrationSet.store.latestVersion)
-            #expect(try store.read { try $0.fetchValue("PRAGMA application_id") } == .integer(Int64(Store.applicationID)))
+            #expect(try store.read { try $0.fetchValue("PRAGMA application_id") } == .integer(Int64(SQLiteStore.applicationID)))
         }
     }
 
@@ -92,13 +92,13 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             let path = directory.appendingPathComponent("log.sqlite").path
             try StoreMigrator.migrate(path: path, upTo: 4)
             do {
-                let store = try Store(path: path, configuration: configuration(policy: .none))
+                let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
                 defer { store.close() }
                 for index in 1...3 { try store.write { try $0.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) } }
                 #expect(try store.read { try $0.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = '_store_commits'") } == .integer(3))
                 if prunedEmpty { try store.write { try $0.execute("DELETE FROM _store_commits") } }
             }
-            let store = try Store(path: path)  // migrates to 5, 6 and 7
+            let store = try SQLiteStore(path: path)  // migrates to 5, 6 and 7
             defer { store.close() }
             #expect(try store.schemaVersion() == 7)
             #expect(try store.read { try $0.fetchValue("SELECT sql LIKE '%AUTOINCREMENT%' FROM sqlite_master WHERE name = '_store_commits'") } == .integer(0))
@@ -122,7 +122,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
 
     /// Pruning never removes the newest commit record: the next sequence is computed from it.
     @Test func pruningKeepsTheNewestCommitSoSequencesNeverRepeat() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 0, minimumKeptAge: nil, hardCapCommits: 0)
         try withTemporaryStore(configuration: configuration) { store, _ in
             for index in 1...5 { try store.write { try $0.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) } }
@@ -138,7 +138,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             let path = directory.appendingPathComponent("steps.sqlite").path
             try StoreMigrator.migrate(path: path, upTo: 1)
             do {
-                let store = try Store(path: path, configuration: configuration(policy: .none))
+                let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
                 defer { store.close() }
                 #expect(try store.schemaVersion() == 1)
                 #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'user_info'") } == .integer(0))
@@ -152,13 +152,13 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             ])
             try StoreMigrator.migrate(path: path, upTo: 1, set: "things", configuration: configuration(set))
             do {
-                let store = try Store(path: path, configuration: configuration(set, policy: .none))
+                let store = try SQLiteStore(path: path, configuration: configuration(set, policy: .none))
                 defer { store.close() }
                 #expect(try store.schemaVersion() == storeCount)  // the store set was completed first
                 try store.write { try $0.execute("INSERT INTO things (label) VALUES ('heavy one'), ('light one')") }
             }
             try StoreMigrator.migrate(path: path, upTo: 2, set: "things", configuration: configuration(set))
-            let store = try Store(path: path, configuration: configuration(set))
+            let store = try SQLiteStore(path: path, configuration: configuration(set))
             defer { store.close() }
             #expect(try store.repository(NodeVO.self).fetchAll().map(\.name) == ["seeded at 1"])
             let weights = try store.read { try $0.fetchRows("SELECT label, weight FROM things ORDER BY id") }
@@ -170,10 +170,10 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func anEditedAppliedFileIsAConflictNamingTheFile() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("edited.sqlite").path
-            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings]))).close()
             let before = try history(path)
             let edited = try things(["CREATE TABLE things (id INTEGER PRIMARY KEY, label TEXT);"])
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(edited)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(edited)) }
             #expect(error?.code == .migrationConflict)
             #expect(error?.message.contains("0001_step_1.sql was changed after it was applied") == true)
             #expect(error?.message.contains("storectl migrate repair --accept 0001") == true)
@@ -185,13 +185,13 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("crlf.sqlite").path
             let lf = "-- things\nCREATE TABLE things (id INTEGER PRIMARY KEY,\n  label TEXT NOT NULL);\n"
-            try Store(path: path, configuration: configuration(try things([lf]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([lf]))).close()
             let crlf = "\u{FEFF}" + lf.replacingOccurrences(of: "\n", with: "\r\n")
             #expect(Migration.checksum(of: crlf) == Migration.checksum(of: lf))
-            try Store(path: path, configuration: configuration(try things([crlf]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([crlf]))).close()
             // Other white space still counts.
             let spaced = lf.replacingOccurrences(of: "  label", with: "   label")
-            #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(try things([spaced]))) }
+            #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(try things([spaced]))) }
             // A lone CR is not a line ending and is kept.
             #expect(Migration.checksum(of: "a\rb") != Migration.checksum(of: "a\nb"))
         }
@@ -200,17 +200,17 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("newer.sqlite").path
-            try Store(path: path, configuration: configuration(try things([createThings, "CREATE INDEX things_label ON things(label);"]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings, "CREATE INDEX things_label ON things(label);"]))).close()
             let before = try history(path)
             let older = try things([createThings])
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(older)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(older)) }
             #expect(error?.code == .schemaTooNew)
             #expect(error?.message == "schema 0002 is newer than this code (knows 0001) (migration set 'things'); upgrade the code")
             #expect(try history(path) == before)
-            #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(older, policy: .validateOnly)) }
+            #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(older, policy: .validateOnly)) }
 
             // The library's own set: a store migrated by a future version.
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             let future = storeCount + 1
             try store.write { tx in
                 try tx.execute(
@@ -219,7 +219,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
                 try tx.execute("PRAGMA user_version = \(future)")
             }
             store.close()
-            let refused = #expect(throws: StoreError.self) { try Store(path: path) }
+            let refused = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
             #expect(refused?.code == .schemaTooNew)
             #expect(
                 refused?.message
@@ -236,19 +236,19 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
                 createThings,
                 "-- a comment line\nCREATE TABLE extra (x);\nINSERT INTO extra VALUES (1);\n\nINSERT INTO nowhere VALUES (1);\n",
             ])
-            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings]))).close()
             let before = try history(path)
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(broken)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(broken)) }
             #expect(error?.code == .migrationConflict)
             #expect(
                 error?.message
                     == "0002_step_2 failed at line 5: no such table: nowhere; nothing from 0002 was applied; 0001 of set things is unchanged")
             #expect(try history(path) == before)
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'extra'") } == .integer(0))
             store.close()
             // Fixed, it applies.
-            try Store(path: path, configuration: configuration(try things([createThings, "CREATE TABLE extra (x);"]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings, "CREATE TABLE extra (x);"]))).close()
             #expect(try history(path).count == before.count + 1)
         }
     }
@@ -256,7 +256,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func aSyntaxErrorNamesItsLine() throws {
         try withTemporaryStore { _, path in
             let error = #expect(throws: StoreError.self) {
-                try Store(path: path, configuration: configuration(try things(["CREATE TABLE ok (x);\nCREATE TABEL bad (x);"])))
+                try SQLiteStore(path: path, configuration: configuration(try things(["CREATE TABLE ok (x);\nCREATE TABEL bad (x);"])))
             }
             #expect(error?.message.hasPrefix("0001_step_1 failed at line 2: near \"TABEL\": syntax error") == true)
         }
@@ -268,7 +268,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
                 "CREATE TABLE things (id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL REFERENCES nodes(id));\n"
                     + "INSERT INTO things (node_id) VALUES (404);"
             ])
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(orphan)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(orphan)) }
             #expect(error?.code == .constraint)
             #expect(error?.message.contains("foreign key violations (things rowid 1 → nodes)") == true)
             #expect(try history(path).count == storeCount)
@@ -278,15 +278,15 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func aPendingFileBelowAnAppliedOneIsOutOfOrder() throws {
         try withTemporaryStore { _, path in
             let set = try things([createThings, "CREATE TABLE two (x);", "CREATE TABLE three (x);"])
-            try Store(path: path, configuration: configuration(set)).close()
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            try SQLiteStore(path: path, configuration: configuration(set)).close()
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             try store.write { try $0.execute("DELETE FROM _store_migrations WHERE set_name = 'things' AND version = 2") }
             store.close()
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(set)) }
             #expect(error?.code == .migrationConflict)
             #expect(error?.message == "0002_step_2.sql is pending but 0003 is already applied (out of order)")
             // The status check (storectl's, and the requireCurrent policy's) says it in the same words.
-            let status = try Store(path: path, configuration: configuration(set, policy: .none))
+            let status = try SQLiteStore(path: path, configuration: configuration(set, policy: .none))
             defer { status.close() }
             let checked = #expect(throws: StoreError.self) { try status.migrationStatus().requireCurrent() }
             #expect(checked?.message == error?.message)
@@ -299,16 +299,16 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             let set = try things([createThings, "CREATE TABLE two (x);", "CREATE TABLE three (x);"])
             // A new file: everything is pending, nothing is created.
             let fresh = #expect(throws: StoreError.self) {
-                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+                try SQLiteStore(path: path, configuration: configuration(set, policy: .requireCurrent))
             }
             #expect(fresh?.code == .migrationNeeded)
             #expect(try history(path).isEmpty)
 
             // Older: names the pending files and applies none of them.
-            try Store(path: path, configuration: configuration(set, policy: .migrateUpTo(version: 1, set: "things"))).close()
+            try SQLiteStore(path: path, configuration: configuration(set, policy: .migrateUpTo(version: 1, set: "things"))).close()
             let before = try history(path)
             let older = #expect(throws: StoreError.self) {
-                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+                try SQLiteStore(path: path, configuration: configuration(set, policy: .requireCurrent))
             }
             #expect(older?.code == .migrationNeeded)
             #expect(
@@ -317,29 +317,29 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             #expect(try history(path) == before)
 
             // Current: opens.
-            try Store(path: path, configuration: configuration(set)).close()
-            try Store(path: path, configuration: configuration(set, policy: .requireCurrent)).close()
+            try SQLiteStore(path: path, configuration: configuration(set)).close()
+            try SQLiteStore(path: path, configuration: configuration(set, policy: .requireCurrent)).close()
 
             // Newer: the same error as every other policy.
             let newer = #expect(throws: StoreError.self) {
-                try Store(path: path, configuration: configuration(try things([createThings]), policy: .requireCurrent))
+                try SQLiteStore(path: path, configuration: configuration(try things([createThings]), policy: .requireCurrent))
             }
             #expect(newer?.code == .schemaTooNew)
             #expect(newer?.message == "schema 0003 is newer than this code (knows 0001) (migration set 'things'); upgrade the code")
 
             // An edited history: a conflict naming the file, the checksums and the repair command.
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             try store.write { try $0.execute("UPDATE _store_migrations SET checksum = 'deadbeef' WHERE set_name = 'things' AND version = 2") }
             store.close()
             let changed = #expect(throws: StoreError.self) {
-                try Store(path: path, configuration: configuration(set, policy: .requireCurrent))
+                try SQLiteStore(path: path, configuration: configuration(set, policy: .requireCurrent))
             }
             #expect(changed?.code == .migrationConflict)
             #expect(changed?.message.hasPrefix("0002_step_2.sql was changed after it was applied (history sha256 deadbeef…") == true)
             #expect(changed?.message.hasSuffix("after review run `storectl migrate repair --accept 0002`") == true)
             // The migrator (any policy that migrates) and the status check (storectl's) say it in the same words.
-            let migrating = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
-            let status = try Store(path: path, configuration: configuration(set, policy: .none))
+            let migrating = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(set)) }
+            let status = try SQLiteStore(path: path, configuration: configuration(set, policy: .none))
             let checked = #expect(throws: StoreError.self) { try status.migrationStatus().requireCurrent() }
             status.close()
             #expect(migrating?.message == changed?.message && checked?.message == changed?.message)
@@ -350,11 +350,11 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("status.sqlite").path
             try StoreMigrator.migrate(path: path, upTo: 1)
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             defer { store.close() }
             let status = try store.migrationStatus()
             let fromStatus = #expect(throws: StoreError.self) { try status.requireCurrent() }
-            let fromPolicy = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(policy: .requireCurrent)) }
+            let fromPolicy = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(policy: .requireCurrent)) }
             #expect(fromStatus?.code == .migrationNeeded)
             #expect(fromStatus?.message == fromPolicy?.message)
             let pendingFiles = status.pending.map { "\(Migration.format($0.version))_\($0.name).sql" }
@@ -398,17 +398,17 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func aBackupIsTakenBeforeMigratingAnExistingStore() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("backed.sqlite").path
-            try Store(path: path, configuration: configuration(try things([createThings]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings]))).close()
             #expect(!FileManager.default.fileExists(atPath: path + ".pre-0001.bak"))  // a fresh store needs none
-            try Store(path: path, configuration: configuration(try things([createThings, "CREATE TABLE more (x);"]))).close()
+            try SQLiteStore(path: path, configuration: configuration(try things([createThings, "CREATE TABLE more (x);"]))).close()
             let backupPath = path + ".pre-things-0002.bak"
-            let backup = try Store(path: backupPath, configuration: configuration(policy: .none))
+            let backup = try SQLiteStore(path: backupPath, configuration: configuration(policy: .none))
             defer { backup.close() }
             #expect(try backup.appliedMigrations().map { "\($0.set)/\($0.version)" } == storeEntries + ["things/1"])
 
             var noBackup = configuration(try things([createThings, "CREATE TABLE more (x);", "CREATE TABLE most (x);"]))
             noBackup.backupBeforeMigrating = false
-            try Store(path: path, configuration: noBackup).close()
+            try SQLiteStore(path: path, configuration: noBackup).close()
             #expect(!FileManager.default.fileExists(atPath: path + ".pre-things-0003.bak"))
         }
     }
@@ -418,11 +418,11 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             let lock = try MigrationLock(databasePath: path, timeout: .seconds(1))
             var waiting = configuration(try things([createThings]))
             waiting.migrationLockTimeout = .milliseconds(200)
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: waiting) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: waiting) }
             #expect(error?.code == .busy)
             #expect(error?.message.contains("another process is migrating \(path) (pid \(getpid()), since ") == true)
             // An up-to-date store needs no lock to open.
-            try Store(path: path).close()
+            try SQLiteStore(path: path).close()
             withExtendedLifetime(lock) {}
             #expect(try history(path).count == storeCount)
         }
@@ -465,7 +465,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
             for result in results {
                 #expect(result.status == 0, "\(result.stderr)")
             }
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             defer { store.close() }
             #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM numbers") } == .integer(300_000))
             let applied = try store.appliedMigrations()
@@ -479,13 +479,13 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
         try withTemporaryStore { _, path in
             let vacuum = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n"])
             #expect(!vacuum.migrations[1].runsInTransaction)
-            try Store(path: path, configuration: configuration(vacuum)).close()
+            try SQLiteStore(path: path, configuration: configuration(vacuum)).close()
             #expect(try history(path).count == storeCount + 2)
 
             let sneaky = try things([createThings, "-- storectl: no-transaction\nVACUUM;\n", "-- storectl: no-transaction\nDROP TABLE things;"])
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(sneaky)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(sneaky)) }
             #expect(error?.message.contains("`DROP` is not allowed in a no-transaction migration") == true, "\(String(describing: error))")
-            let store = try Store(path: path, configuration: configuration(policy: .none))
+            let store = try SQLiteStore(path: path, configuration: configuration(policy: .none))
             defer { store.close() }
             #expect(try store.read { try $0.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = 'things'") } == .integer(1))
         }
@@ -494,7 +494,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
     @Test func transactionControlInsideAMigrationIsRefused() throws {
         try withTemporaryStore { _, path in
             let set = try things([createThings + "\nCOMMIT;\nCREATE TABLE after_commit (x);"])
-            let error = #expect(throws: StoreError.self) { try Store(path: path, configuration: configuration(set)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, configuration: configuration(set)) }
             #expect(error?.message.contains("`COMMIT` is not allowed in a migration") == true)
             #expect(try history(path).count == storeCount)
         }
@@ -502,7 +502,7 @@ private let storeEntries = MigrationSet.store.migrations.map { "store/\($0.versi
 
     @Test func validateOnlyAppliesNothing() throws {
         try withTemporaryStore { _, path in
-            let store = try Store(path: path, configuration: configuration(try things([createThings]), policy: .validateOnly))
+            let store = try SQLiteStore(path: path, configuration: configuration(try things([createThings]), policy: .validateOnly))
             defer { store.close() }
             #expect(try store.appliedMigrations().count == storeCount)
         }

@@ -17,7 +17,7 @@ import Testing
         private let task = Locked<Task<Void, Never>?>(nil)
 
         /// Observes `read` in `store` (counting its runs) and consumes the values in a task.
-        init(_ store: Store, _ read: @escaping @Sendable (Transaction) throws -> Value) throws {
+        init(_ store: SQLiteStore, _ read: @escaping @Sendable (SQLiteTransaction) throws -> Value) throws {
             // A run counts once the read is done: a commit made after `waitUntilRuns(n)` returns is then
             // outside run n's snapshot, and must run the read again.
             let values = try store.observe(tracking: { [runs] tx in
@@ -67,7 +67,7 @@ import Testing
         """
 
     private func withStore(
-        configuration: StoreConfiguration = StoreConfiguration(), _ body: (Store, String) async throws -> Void
+        configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration(), _ body: (SQLiteStore, String) async throws -> Void
     ) async throws {
         try await withTemporaryStore(configuration: configuration) { store, path in
             try execute(store, Self.schema)
@@ -76,7 +76,7 @@ import Testing
     }
 
     /// The first column of each row of `sql`, as text.
-    private static func texts(_ tx: Transaction, _ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [String] {
+    private static func texts(_ tx: SQLiteTransaction, _ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> [String] {
         try tx.fetchRows(sql, arguments).map { row in
             switch row[0] {
             case .text(let text): text
@@ -86,19 +86,19 @@ import Testing
         }
     }
 
-    private func audit(_ store: Store, _ count: Int = 3) throws {
+    private func audit(_ store: SQLiteStore, _ count: Int = 3) throws {
         for index in 0..<count {
             try execute(store, "INSERT INTO audit (what) VALUES (?)", ["entry \(index)"])
         }
     }
 
     /// One write of `sql` (the synchronous `write`, which async code would not pick).
-    private func execute(_ store: Store, _ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws {
+    private func execute(_ store: SQLiteStore, _ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws {
         try store.write { tx in _ = try tx.execute(sql, arguments) }
     }
 
     /// One read (the synchronous `read`).
-    private func read<T>(_ store: Store, _ body: (Transaction) throws -> T) throws -> T {
+    private func read<T>(_ store: SQLiteStore, _ body: (SQLiteTransaction) throws -> T) throws -> T {
         try store.read(body)
     }
 
@@ -108,7 +108,7 @@ import Testing
         var tagCount: Int64
     }
 
-    private static func tagged(_ tx: Transaction) throws -> Tagged {
+    private static func tagged(_ tx: SQLiteTransaction) throws -> Tagged {
         let pairs = try texts(
             tx, "SELECT nodes.name || ':' || tags.label FROM nodes JOIN tags ON tags.node_id = nodes.id ORDER BY 1")
         guard case .integer(let count) = try tx.fetchValue("SELECT count(*) FROM tags") else { return Tagged(pairs: pairs, tagCount: -1) }
@@ -117,9 +117,9 @@ import Testing
 
     @Test func aTrackedReadDoesNotKeepItsStoreAlive() async throws {
         try await withTemporaryDirectory { directory in
-            var store: Store? = try Store(path: directory.appendingPathComponent("store.sqlite").path)
+            var store: SQLiteStore? = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             let released = WeakReference(try #require(store))
-            let values = try #require(store).observe(tracking: { tx in try tx.count(Query<NodeVO>()) })
+            let values = try #require(store).observe(tracking: { tx in try tx.count(RecordQuery<NodeVO>()) })
             var iterator = values.makeAsyncIterator()
             #expect(try await iterator.next()?.value == 0)
             store = nil  // not closed: the sequence alone must not keep the store (and its files) open
@@ -167,7 +167,7 @@ import Testing
             var far = try nodes.insert(NodeVO(name: "far", x: 200, y: 0))
             let names = try Watch(store) { tx in try Self.texts(tx, "SELECT name FROM nodes WHERE x > 100 ORDER BY name") }
             // A query of records selects every column of nodes: y is read there.
-            let records = try Watch(store) { tx in try tx.fetchAll(Query<NodeVO>().filter("x", .greaterThan, 100.0)).map(\.id) }
+            let records = try Watch(store) { tx in try tx.fetchAll(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0)).map(\.id) }
             try await names.waitFor(["far"])
             for step in 1...3 {
                 far.y = Double(step)
@@ -224,7 +224,7 @@ import Testing
 
     @Test func aStatementCachedBeforeStillReportsWhatItReads() async throws {
         // One reader connection: the untracked reads below cache their statements where the tracked read runs.
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.maximumReaderCount = 1
         try await withStore(configuration: configuration) { store, _ in
             let node = try store.repository(NodeVO.self).insert(NodeVO(name: "a", x: 1, y: 1))
@@ -346,7 +346,7 @@ import Testing
             try await waitUntil("the child's commits") { try store.lastSequence() == 21 }
             #expect(try await watch.settles(at: 1))
             // Another store on the same file writes a user: the read runs once more.
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             try other.repository(UserInfo.self).insert(UserInfo(id: "u1", name: "from-other"))
             other.close()
             try await watch.waitFor(["from-other"])

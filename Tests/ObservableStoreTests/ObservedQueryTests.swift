@@ -11,12 +11,12 @@ import Testing
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct ObservedQueryTests {
     /// One observed query: what it delivered and how often it read.
     private final class Observation: Sendable {
-        let query: Query<NodeVO>
+        let query: RecordQuery<NodeVO>
         let state: ObservedQueryState<NodeVO>
         let received = Recorder<Observed<[NodeVO]>>()
         let task: Task<Void, any Error>
 
-        init(_ query: Query<NodeVO>, in store: Store) throws {
+        init(_ query: RecordQuery<NodeVO>, in store: SQLiteStore) throws {
             self.query = query
             state = ObservedQueryState(query)
             let values = try store.observeQuery(query, state: state, isSame: ==)
@@ -27,13 +27,13 @@ import Testing
         var last: [NodeVO]? { received.all.last?.value }
 
         /// Waits until the last element equals what `store` reads now.
-        func waitForFreshRead(in store: Store, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        func waitForFreshRead(in store: SQLiteStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let fresh = try await store.read { [query] in try $0.fetchAll(query) }
             try await waitUntil("a value equal to a fresh read", sourceLocation: sourceLocation) { last == fresh }
         }
     }
 
-    private static let right = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(50)
+    private static let right = RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(50)
 
     @Test func commitsWhoseRowsMissTheFilterReadNothingAndDeliverNothing() async throws {
         try await withTemporaryStore { store, path in
@@ -45,7 +45,7 @@ import Testing
             small.x = 6
             try nodes.update(small)
             try nodes.delete(small)
-            let other = try Store(path: path)  // another connection's commit, through the feed
+            let other = try SQLiteStore(path: path)  // another connection's commit, through the feed
             try other.repository(NodeVO.self).insert(NodeVO(name: "elsewhere", x: 1, y: 0))
             other.close()
             for index in 0..<300 { try nodes.insert(NodeVO(name: "burst \(index)", x: 1, y: 0)) }  // one commit each
@@ -63,13 +63,13 @@ import Testing
         try await withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)
             for name in ["a", "c", "e"] { try nodes.insert(NodeVO(name: name, x: 200, y: 0)) }
-            let firstThree = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(3)
+            let firstThree = RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(3)
             let observation = try Observation(firstThree, in: store)
             try await waitUntil("the first value") { observation.received.count == 1 }
             try nodes.insert(NodeVO(name: "b", x: 150, y: 0))  // pushes "e" out
             try await observation.waitForFreshRead(in: store)
             try nodes.insert(NodeVO(name: "z", x: 150, y: 0))  // sorts beyond the limit: no new value
-            var a = try #require(try nodes.fetchAll(Query<NodeVO>().filter("name", equals: "a")).first)
+            var a = try #require(try nodes.fetchAll(RecordQuery<NodeVO>().filter("name", equals: "a")).first)
             a.name = "bb"  // moves inside the result
             try nodes.update(a)
             try await observation.waitForFreshRead(in: store)
@@ -77,7 +77,7 @@ import Testing
             #expect(observation.state.readCount == 1)
             #expect(observation.received.count == 3)
             // A row leaves a full result: which row comes next only the database knows.
-            let b = try #require(try nodes.fetchAll(Query<NodeVO>().filter("name", equals: "b")).first)
+            let b = try #require(try nodes.fetchAll(RecordQuery<NodeVO>().filter("name", equals: "b")).first)
             try nodes.delete(b)
             try await observation.waitForFreshRead(in: store)
             #expect(observation.last?.map(\.name) == ["bb", "c", "e"])
@@ -90,14 +90,14 @@ import Testing
         try await withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)
             try nodes.insert(NodeVO(name: "m", x: 200, y: 0))
-            let observation = try Observation(Query<NodeVO>().filter("x", .greaterThanOrEqual, 100.0).order(by: "x", descending: true), in: store)
+            let observation = try Observation(RecordQuery<NodeVO>().filter("x", .greaterThanOrEqual, 100.0).order(by: "x", descending: true), in: store)
             try await waitUntil("the first value") { observation.received.count == 1 }
             try await store.write { tx in
                 var n = try tx.insert(NodeVO(name: "n", x: 100, y: 0))
                 try tx.insert(NodeVO(name: "o", x: 99, y: 0))  // outside
                 n.x = 300
                 try tx.update(n)
-                var m = try #require(try tx.fetchAll(Query<NodeVO>().filter("name", equals: "m")).first)
+                var m = try #require(try tx.fetchAll(RecordQuery<NodeVO>().filter("name", equals: "m")).first)
                 m.x = 50  // leaves the result
                 try tx.update(m)
             }
@@ -112,9 +112,9 @@ import Testing
         try await withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)
             try nodes.insert(NodeVO(name: "alpha", x: 200, y: 0))
-            let bySQL = try Observation(Query<NodeVO>().filter(sql: "x + y > ?", arguments: [100]).order(by: "name"), in: store)
-            let byLike = try Observation(Query<NodeVO>().filter("name", .like, "al%").order(by: "name"), in: store)
-            let unordered = try Observation(Query<NodeVO>().filter("x", .greaterThan, 100.0), in: store)
+            let bySQL = try Observation(RecordQuery<NodeVO>().filter(sql: "x + y > ?", arguments: [100]).order(by: "name"), in: store)
+            let byLike = try Observation(RecordQuery<NodeVO>().filter("name", .like, "al%").order(by: "name"), in: store)
+            let unordered = try Observation(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0), in: store)
             try await waitUntil("the first values") { [bySQL, byLike, unordered].allSatisfy { $0.received.count == 1 } }
             try nodes.insert(NodeVO(name: "beta", x: 1, y: 0))  // matches none of them
             try await waitUntil("the fallbacks to read again") { bySQL.state.readCount == 2 && byLike.state.readCount == 2 }
@@ -156,14 +156,14 @@ import Testing
             for name in names.prefix(6) { try nodes.insert(NodeVO(name: name, x: Double.random(in: 0...200, using: &generator), y: 0)) }
             let queries = [
                 Self.right,
-                Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(3),
-                Query<NodeVO>().filter("x", .lessThanOrEqual, 50.0).order(by: "x", descending: true).limit(2),
-                Query<NodeVO>().filter("name", in: ["n1", "n3", "n5", "n7"]).order(by: "y"),
-                Query<NodeVO>().filter("color", equals: "#000000").order(by: "name"),
+                RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name").limit(3),
+                RecordQuery<NodeVO>().filter("x", .lessThanOrEqual, 50.0).order(by: "x", descending: true).limit(2),
+                RecordQuery<NodeVO>().filter("name", in: ["n1", "n3", "n5", "n7"]).order(by: "y"),
+                RecordQuery<NodeVO>().filter("color", equals: "#000000").order(by: "name"),
             ]
             let observations = try queries.map { try Observation($0, in: store) }
             try await waitUntil("the first values") { observations.allSatisfy { $0.received.count == 1 } }
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             defer { other.close() }
             let commits = 200
             for round in 0..<commits {
@@ -182,10 +182,10 @@ import Testing
     }
 
     /// One transaction of one to three random inserts, updates and deletes of nodes named from `names`.
-    private static func writeRandomly(_ round: Int, to writer: Store, names: [String], _ generator: inout SeededGenerator) throws {
+    private static func writeRandomly(_ round: Int, to writer: SQLiteStore, names: [String], _ generator: inout SeededGenerator) throws {
         try writer.write { tx in
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let existing = try tx.fetchAll(Query<NodeVO>())
+                let existing = try tx.fetchAll(RecordQuery<NodeVO>())
                 let roll = Int.random(in: 0..<10, using: &generator)
                 if roll < 3 || existing.count < 3 {
                     let name = names.randomElement(using: &generator)!

@@ -23,7 +23,7 @@ import Testing
         return (received, task, ended)
     }
 
-    private static let bigX = Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
+    private static let bigX = RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name")
 
     @Test func theCurrentRecordsComeFirstThenEachChangedResultWithItsSequence() async throws {
         try await withTemporaryStore { store, _ in
@@ -46,7 +46,7 @@ import Testing
             let (received, task, _) = consume(try store.values(of: Self.bigX))
             try await waitUntil("the first value") { received.count == 1 }
             try nodes.insert(NodeVO(name: "small", x: 5, y: 0))  // outside the filter: same result
-            var small = try #require(try nodes.fetchAll(Query<NodeVO>().filter("name", equals: "small")).first)
+            var small = try #require(try nodes.fetchAll(RecordQuery<NodeVO>().filter("name", equals: "small")).first)
             small.x = 6
             try nodes.update(small)  // still outside
             try nodes.insert(NodeVO(name: "c", x: 150, y: 0))  // inside: a new result
@@ -84,7 +84,7 @@ import Testing
             let (received, task, _) = consume(try store.values(of: Self.bigX))
             try await waitUntil("the first value") { received.count == 1 }
             // Another store on the same file: its commit reaches this one through the change feed.
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             try other.repository(NodeVO.self).insert(NodeVO(name: "from-other", x: 500, y: 0))
             other.close()
             try await waitUntil("the other connection's commit") { received.all.last?.names == ["from-other"] }

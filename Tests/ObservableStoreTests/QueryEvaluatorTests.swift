@@ -25,7 +25,7 @@ import Testing
 
     /// A store with table `mixed`: a column of each affinity, a NOCASE one (`c`) and one declared `ANY` (`s`),
     /// filled with `count` rows of random values.
-    private func withMixedTable(rows count: Int, _ body: (Store) throws -> Void) throws {
+    private func withMixedTable(rows count: Int, _ body: (SQLiteStore) throws -> Void) throws {
         try withTemporaryStore { store, _ in
             var generator = SeededGenerator(seed: 7)
             try store.write { tx in
@@ -45,18 +45,18 @@ import Testing
     }
 
     /// Every row, as stored.
-    private func storedRows(_ store: Store) throws -> [Row] {
+    private func storedRows(_ store: SQLiteStore) throws -> [Row] {
         try store.read { try $0.fetchRows("SELECT * FROM mixed ORDER BY id") }
     }
 
-    private func evaluator(_ query: Query<Mixed>, _ store: Store) throws -> QueryEvaluator<Mixed> {
+    private func evaluator(_ query: RecordQuery<Mixed>, _ store: SQLiteStore) throws -> QueryEvaluator<Mixed> {
         try store.read { tx in
             QueryEvaluator(query, traits: tx.columnTraits(table: "mixed", columns: QueryEvaluator.columns(of: query)))
         }
     }
 
     /// The ids SQLite selects for `query`.
-    private func selectedIDs(_ query: Query<Mixed>, _ store: Store) throws -> Set<Int64> {
+    private func selectedIDs(_ query: RecordQuery<Mixed>, _ store: SQLiteStore) throws -> Set<Int64> {
         let (sql, arguments) = try query.whereClause()
         return try store.read { tx in
             Set(try tx.fetchRows("SELECT id FROM mixed" + sql, arguments).compactMap { $0.value("id", as: Int64.self) })
@@ -66,15 +66,15 @@ import Testing
     @Test func everyCertainFilterAnswerIsSQLitesAnswer() throws {
         try withMixedTable(rows: 60) { store in
             let rows = try storedRows(store)
-            var queries: [Query<Mixed>] = []
+            var queries: [RecordQuery<Mixed>] = []
             for column in Self.columns {
-                queries.append(Query<Mixed>().filter(column, equals: DatabaseValue.null))
-                queries.append(Query<Mixed>().filter(column, in: [DatabaseValue.integer(5), .text("a")]))
+                queries.append(RecordQuery<Mixed>().filter(column, equals: DatabaseValue.null))
+                queries.append(RecordQuery<Mixed>().filter(column, in: [DatabaseValue.integer(5), .text("a")]))
                 for bound in Self.pool {
                     for comparison in [QueryComparison.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan,
                         .greaterThanOrEqual, .like]
                     {
-                        queries.append(Query<Mixed>().filter(column, comparison, bound))
+                        queries.append(RecordQuery<Mixed>().filter(column, comparison, bound))
                     }
                 }
             }
@@ -109,12 +109,12 @@ import Testing
         try withMixedTable(rows: 10) { store in
             let rows = try storedRows(store)
             let unanswerable = [
-                Query<Mixed>().filter("c", equals: "a"),  // NOCASE
-                Query<Mixed>().filter("t", .like, "a%"),
-                Query<Mixed>().filter(sql: "i > ?", arguments: [1]),
-                Query<Mixed>().filter("s", .equal, 5),  // ANY
-                Query<Mixed>().filter("t", .equal, 5),  // a number meets a TEXT column: converted
-                Query<Mixed>().filter("missing", .equal, 5),
+                RecordQuery<Mixed>().filter("c", equals: "a"),  // NOCASE
+                RecordQuery<Mixed>().filter("t", .like, "a%"),
+                RecordQuery<Mixed>().filter(sql: "i > ?", arguments: [1]),
+                RecordQuery<Mixed>().filter("s", .equal, 5),  // ANY
+                RecordQuery<Mixed>().filter("t", .equal, 5),  // a number meets a TEXT column: converted
+                RecordQuery<Mixed>().filter("missing", .equal, 5),
             ]
             for query in unanswerable {
                 let evaluator = try evaluator(query, store)
@@ -134,7 +134,7 @@ import Testing
             var ordered = 0
             for column in Self.columns {
                 for descending in [false, true] {
-                    let query = Query<Mixed>().order(by: column, descending: descending)
+                    let query = RecordQuery<Mixed>().order(by: column, descending: descending)
                     let evaluator = try evaluator(query, store)
                     let keys = rows.map { row in evaluator.sortKey(isStored: true) { row[$0] } }
                     guard keys.allSatisfy({ $0 != nil }) else { continue }

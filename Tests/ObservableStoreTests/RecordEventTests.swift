@@ -61,9 +61,9 @@ import Testing
     }
 
     /// A store with the `marked` table, whose listener errors are reported into the recorder given.
-    private func withMarkedTable(_ body: (Store, Recorder<String>) throws -> Void) throws {
+    private func withMarkedTable(_ body: (SQLiteStore, Recorder<String>) throws -> Void) throws {
         let reported = Recorder<String>()
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.listenerErrorHandler = { name, error in reported.append("\(name): \(error)") }
         try withTemporaryStore(configuration: configuration) { store, _ in
             try store.write { tx in try tx.execute(RecordEventTests.createTable) }

@@ -264,7 +264,7 @@ import Testing
             for index in 0..<20 {
                 try nodes.insert(NodeVO(name: "n\(index)", x: Double(index), y: Double(index % 3), color: index < 5 ? "#111111" : "#222222"))
             }
-            let query = Query<NodeVO>().filter("x", .greaterThanOrEqual, 10.0).filter("y", equals: 1.0)
+            let query = RecordQuery<NodeVO>().filter("x", .greaterThanOrEqual, 10.0).filter("y", equals: 1.0)
                 .order(by: "x", descending: true)
             #expect(try nodes.fetchAll(query).map(\.name) == ["n19", "n16", "n13", "n10"])
             #expect(try nodes.count(query) == 4)
@@ -272,14 +272,14 @@ import Testing
             #expect(try nodes.count(query.limit(2)) == 2)
             #expect(try nodes.fetchOne(query)?.name == "n19")
             #expect(try nodes.fetchAll(query.limit(2).offset(1)).map(\.name) == ["n16", "n13"])
-            #expect(try nodes.count(Query().filter("name", in: ["n1", "n2", "zzz"])) == 2)
-            #expect(try nodes.count(Query().filter("name", in: [String]())) == 0)
-            #expect(try nodes.count(Query().filter("name", .like, "N1%")) == 11)
-            #expect(try nodes.count(Query().filter(sql: "x + y > ?", arguments: [17])) == 3)
-            #expect(try nodes.count(Query().filter("color", .notEqual, "#111111")) == 15)
-            #expect(try nodes.deleteAll(Query().filter("x", .lessThan, 5.0)) == 5)
-            #expect(try nodes.deleteAll(Query().order(by: "x").limit(3)) == 3)
-            #expect(try nodes.fetchAll(Query().order(by: "x").limit(1)).first?.name == "n8")
+            #expect(try nodes.count(RecordQuery().filter("name", in: ["n1", "n2", "zzz"])) == 2)
+            #expect(try nodes.count(RecordQuery().filter("name", in: [String]())) == 0)
+            #expect(try nodes.count(RecordQuery().filter("name", .like, "N1%")) == 11)
+            #expect(try nodes.count(RecordQuery().filter(sql: "x + y > ?", arguments: [17])) == 3)
+            #expect(try nodes.count(RecordQuery().filter("color", .notEqual, "#111111")) == 15)
+            #expect(try nodes.deleteAll(RecordQuery().filter("x", .lessThan, 5.0)) == 5)
+            #expect(try nodes.deleteAll(RecordQuery().order(by: "x").limit(3)) == 3)
+            #expect(try nodes.fetchAll(RecordQuery().order(by: "x").limit(1)).first?.name == "n8")
         }
     }
 
@@ -287,10 +287,10 @@ import Testing
         try withTemporaryStore { store, _ in
             let nodes = store.repository(NodeVO.self)
             try nodes.insert(NodeVO(name: "x'); DROP TABLE nodes; --", x: 0, y: 0))
-            #expect(try nodes.count(Query().filter("name", equals: "x'); DROP TABLE nodes; --")) == 1)
+            #expect(try nodes.count(RecordQuery().filter("name", equals: "x'); DROP TABLE nodes; --")) == 1)
             // A hostile column name is quoted as an identifier: it fails as an unknown column, nothing else.
             let error = #expect(throws: StoreError.self) {
-                try nodes.count(Query().filter("name\" = 1; DROP TABLE nodes; --", equals: 1))
+                try nodes.count(RecordQuery().filter("name\" = 1; DROP TABLE nodes; --", equals: 1))
             }
             #expect(error?.message.contains("no such column") == true)
             #expect(try nodes.count() == 1)
@@ -302,7 +302,7 @@ import Testing
             let nodes = store.repository(NodeVO.self)
             // Duplicate sort values: the primary key breaks ties.
             for index in 0..<25 { try nodes.insert(NodeVO(name: "n\(index)", x: Double(index / 2), y: 0)) }
-            let query = Query<NodeVO>().order(by: "x", descending: true).limit(10)
+            let query = RecordQuery<NodeVO>().order(by: "x", descending: true).limit(10)
             var seen: [Int64] = []
             var page = try nodes.fetchAll(query)
             while let last = page.last {

@@ -10,9 +10,9 @@ import Testing
     /// A store that prunes only when asked, with `policy`'s limits, holding `commits` one-row commits
     /// (sequences 1...commits); the commits in `old` are then dated in the year 2000.
     private func withLog(
-        _ policy: RetentionPolicy, commits: Int, old: [Int], _ body: (Store) throws -> Void
+        _ policy: RetentionPolicy, commits: Int, old: [Int], _ body: (SQLiteStore) throws -> Void
     ) throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = policy
         try withTemporaryStore(configuration: configuration) { store, _ in
             for index in 0..<commits {
@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    private func keptSequences(_ store: Store) throws -> [Int64] {
+    private func keptSequences(_ store: SQLiteStore) throws -> [Int64] {
         try store.read { try $0.fetchRows("SELECT seq FROM _store_commits ORDER BY seq") }
             .compactMap { $0["seq"].flatMap(Int64.fromDatabaseValue) }
     }

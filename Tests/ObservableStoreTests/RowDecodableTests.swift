@@ -18,7 +18,7 @@ import Testing
             }
             let (fastNodes, fastUsers, rows, userRows) = try store.read { tx in
                 (
-                    try tx.fetchAll(Query<NodeVO>().order(by: "id")), try tx.fetchAll(Query<UserInfo>().order(by: "id")),
+                    try tx.fetchAll(RecordQuery<NodeVO>().order(by: "id")), try tx.fetchAll(RecordQuery<UserInfo>().order(by: "id")),
                     try tx.fetchRows("SELECT * FROM nodes ORDER BY id"), try tx.fetchRows("SELECT * FROM user_info ORDER BY id")
                 )
             }
@@ -52,15 +52,15 @@ import Testing
                 try tx.execute("CREATE TABLE loose (id INTEGER PRIMARY KEY, amount ANY, label ANY)")
                 try tx.execute("INSERT INTO loose VALUES (1, 2.5, 'fine'), (2, 3, NULL)")
             }
-            #expect(try store.read { try $0.fetchAll(Query<Loose>()) }.map(\.amount) == [2.5, 3])
+            #expect(try store.read { try $0.fetchAll(RecordQuery<Loose>()) }.map(\.amount) == [2.5, 3])
 
             try store.write { try $0.execute("INSERT INTO loose VALUES (3, 'not a number', NULL)") }
-            let text = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(Query<Loose>()) } }
+            let text = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(RecordQuery<Loose>()) } }
             #expect(text?.code == .invalidInput)
             #expect(text?.message.contains("column amount: expected REAL, found TEXT") == true, "\(text?.message ?? "")")
 
             try store.write { try $0.execute("UPDATE loose SET amount = 1, label = x'00' WHERE id = 3") }
-            let blob = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(Query<Loose>()) } }
+            let blob = #expect(throws: StoreError.self) { try store.read { try $0.fetchAll(RecordQuery<Loose>()) } }
             #expect(blob?.message.contains("column label: expected TEXT, found BLOB") == true, "\(blob?.message ?? "")")
 
             let missing = #expect(throws: StoreError.self) {
@@ -125,7 +125,7 @@ import Testing
                     try tx.execute("INSERT INTO readings VALUES (\(values))")
                 }
                 let decodable = Result { try store.read { try $0.fetchRows("SELECT * FROM readings") }.map { try $0.decode(Reading.self) } }
-                let fast = Result { try store.read { try $0.fetchAll(Query<Reading>()) } }
+                let fast = Result { try store.read { try $0.fetchAll(RecordQuery<Reading>()) } }
                 // The id case's key is 2.5, which the repository's Int64 key cannot name: a read by that key instead.
                 let key: DatabaseValue = values.hasPrefix("2.5") ? .real(2.5) : .integer(2)
                 let byKey = Result {
@@ -252,7 +252,7 @@ private struct Shout: Record, RowEncodable {
             ]
             let inserted = try store.write { tx in try memos.map { try tx.insert($0) } }
             #expect(inserted.map(\.id) == [1, 2, 50, 51, 52, 53, 60])
-            let stored = try store.read { try $0.fetchAll(Query<Memo>().order(by: "id")) }
+            let stored = try store.read { try $0.fetchAll(RecordQuery<Memo>().order(by: "id")) }
             #expect(stored == inserted)
         }
     }
@@ -266,7 +266,7 @@ private struct Shout: Record, RowEncodable {
                 try withoutNote.write { try $0.execute("CREATE TABLE memos (id INTEGER PRIMARY KEY, title TEXT, body TEXT)") }
                 try withNote.write { try $0.insert(Memo(title: "a", body: "noted", note: "n")) }
                 let plain = try withoutNote.write { try $0.insert(Memo(title: "b", body: "plain", note: nil)) }
-                #expect(try withoutNote.read { try $0.fetchAll(Query<Memo>()) } == [plain])
+                #expect(try withoutNote.read { try $0.fetchAll(RecordQuery<Memo>()) } == [plain])
             }
         }
     }
@@ -304,7 +304,7 @@ private struct Shout: Record, RowEncodable {
                     expected[round] = whole
                 }
             }
-            #expect(try nodes.fetchAll(Query().order(by: "id")) == expected)
+            #expect(try nodes.fetchAll(RecordQuery().order(by: "id")) == expected)
         }
     }
 
@@ -367,7 +367,7 @@ private struct Shout: Record, RowEncodable {
                 try memos.update(noted, columns: ["body", "note"])
                 #expect(try memos.fetch(noted.id!) == noted)
             }
-            #expect(try memos.fetchAll(Query().order(by: "id")) == [noted, plain])
+            #expect(try memos.fetchAll(RecordQuery().order(by: "id")) == [noted, plain])
         }
     }
 
@@ -399,7 +399,7 @@ private struct Shout: Record, RowEncodable {
             let (recorder, token) = store.record(filter: .table("nodes"))
             var logged: [Double] = []
             for columns in [nil, ["x", "width"]] as [[String]?] {
-                func update(_ record: NodeVO, in tx: Transaction) throws {
+                func update(_ record: NodeVO, in tx: SQLiteTransaction) throws {
                     if let columns { try tx.update(record, columns: columns) } else { try tx.update(record) }
                 }
                 for _ in 0..<2 {  // the first keeps the statement, the second binds into it
@@ -478,7 +478,7 @@ private struct Shout: Record, RowEncodable {
                 Memo(title: "ü✓", body: text(40, "k"), note: "small again"),
             ]
             let inserted = try store.write { tx in try memos.map { try tx.insert($0) } }
-            let stored = try store.read { try $0.fetchAll(Query<Memo>().order(by: "id")) }
+            let stored = try store.read { try $0.fetchAll(RecordQuery<Memo>().order(by: "id")) }
             #expect(stored == inserted)
             #expect(stored.map(\.body.count) == [1, 5_000, 20_000, 16_000, 16_000, 40])
         }

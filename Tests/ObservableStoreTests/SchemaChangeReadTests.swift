@@ -60,8 +60,8 @@ enum ColumnChanger: String, Sendable, CaseIterable {
     }
 
     /// One reader connection, so the read after the change runs on the connection that read before it.
-    private static var oneReader: StoreConfiguration {
-        var configuration = StoreConfiguration()
+    private static var oneReader: SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.maximumReaderCount = 1
         return configuration
     }
@@ -69,7 +69,7 @@ enum ColumnChanger: String, Sendable, CaseIterable {
     /// Makes `t`, reads it through `read` (preparing and caching with the old schema), changes it, and returns
     /// what `read` finds then.
     private func readAcross<T>(
-        _ change: ColumnChange, by changer: ColumnChanger, _ read: (Transaction) throws -> T
+        _ change: ColumnChange, by changer: ColumnChanger, _ read: (SQLiteTransaction) throws -> T
     ) throws -> T {
         try withTemporaryStore(configuration: Self.oneReader) { store, path in
             try store.write { tx in

@@ -10,7 +10,7 @@ import Testing
 /// a handler waits to write) goes on instead of waiting for itself.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct SelfDeadlockTests {
     @Test func nestedReadsReuseTheThreadsReaderInsteadOfWaitingForThemselves() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.maximumReaderCount = 1
         try withTemporaryStore(configuration: configuration) { store, _ throws in
             try store.repository(NodeVO.self).insert(NodeVO(name: "n", x: 0, y: 0))
@@ -18,8 +18,8 @@ import Testing
                 Result {
                     try store.read { tx -> (Int, Int) in
                         let inner = try store.repository(NodeVO.self).count()  // would wait forever for the one reader
-                        let nested = try store.read { try $0.count(Query<NodeVO>()) }
-                        return (try tx.count(Query<NodeVO>()), inner + nested - 1)
+                        let nested = try store.read { try $0.count(RecordQuery<NodeVO>()) }
+                        return (try tx.count(RecordQuery<NodeVO>()), inner + nested - 1)
                     }
                 }
             }

@@ -53,7 +53,7 @@ import Testing
             for index in 0..<3 { try nodes.insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
             #expect(try store.read { try $0.lastSequence() } == 3)
             #expect(try store.read { try $0.lastSequence() } == store.lastSequence())
-            let other = try Store(path: path)
+            let other = try SQLiteStore(path: path)
             defer { other.close() }
             let (before, count, after) = try store.read { tx in
                 let before = try tx.lastSequence()
@@ -91,7 +91,7 @@ import Testing
                     try tx.insert(NodeVO(name: "after", x: 0, y: 0))
                 }
             }
-            let names = try store.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name)
+            let names = try store.repository(NodeVO.self).fetchAll(RecordQuery().order(by: "id")).map(\.name)
             #expect(names == ["outer", "kept", "after"])
         }
     }
@@ -174,7 +174,7 @@ import Testing
             for round in 0..<5 {
                 let path = directory.appendingPathComponent("store-\(round).sqlite").path
                 let walPath = path + "-wal"
-                var store: Store? = try Store(path: path)
+                var store: SQLiteStore? = try SQLiteStore(path: path)
                 // Over 1,000 WAL pages: the writer checkpoints after the caller has resumed.
                 let payload = String(repeating: "x", count: 6_000_000)
                 try await store?.write { tx in try tx.insert(NodeVO(name: payload, x: 0, y: 0)) }
@@ -190,7 +190,7 @@ import Testing
 
     @Test func aTransactionCannotBeUsedAfterItsClosure() throws {
         try withTemporaryStore { store, _ in
-            var escaped: Transaction?
+            var escaped: SQLiteTransaction?
             try store.write { escaped = $0 }
             let error = #expect(throws: StoreError.self) {
                 try escaped?.execute("INSERT INTO nodes (name, x, y) VALUES ('late', 0, 0)")
@@ -214,7 +214,7 @@ import Testing
     }
 
     @Test func connectionsAreConfiguredAsDocumented() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.synchronous = .full
         try withTemporaryStore(configuration: configuration) { store, _ in
             try store.write { tx throws in
@@ -230,7 +230,7 @@ import Testing
     }
 
     @Test func foreignKeysAreEnforced() throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = [
             try MigrationSet(
                 name: "links",
@@ -273,13 +273,13 @@ import Testing
             // Inside one read transaction, a commit made meanwhile stays invisible.
             let committed = DispatchSemaphore(value: 0)
             let (before, after) = try store.read { tx -> (Int, Int) in
-                let before = try tx.count(Query<NodeVO>())
+                let before = try tx.count(RecordQuery<NodeVO>())
                 DispatchQueue.global().async {
                     _ = try? store.repository(NodeVO.self).insert(NodeVO(name: "meanwhile", x: 0, y: 0))
                     committed.signal()
                 }
                 try committed.waitForSignal("the other thread's commit")
-                return (before, try tx.count(Query<NodeVO>()))
+                return (before, try tx.count(RecordQuery<NodeVO>()))
             }
             #expect(before == 2)
             #expect(after == 2)
@@ -290,11 +290,11 @@ import Testing
     @Test func aWriterBlockedPastTheBusyTimeoutGetsABusyError() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("busy.sqlite").path
-            let holder = try Store(path: path)
+            let holder = try SQLiteStore(path: path)
             defer { holder.close() }
-            var configuration = StoreConfiguration()
+            var configuration = SQLiteStoreConfiguration()
             configuration.busyTimeout = .milliseconds(200)
-            let other = try Store(path: path, configuration: configuration)
+            let other = try SQLiteStore(path: path, configuration: configuration)
             defer { other.close() }
 
             let locked = DispatchSemaphore(value: 0)
@@ -318,7 +318,7 @@ import Testing
             release.signal()
             try released.waitForSignal("the holder to commit")
             try other.repository(NodeVO.self).insert(NodeVO(name: "after", x: 0, y: 0))
-            #expect(try other.repository(NodeVO.self).fetchAll(Query().order(by: "id")).map(\.name) == ["holder", "after"])
+            #expect(try other.repository(NodeVO.self).fetchAll(RecordQuery().order(by: "id")).map(\.name) == ["holder", "after"])
         }
     }
 
@@ -350,12 +350,12 @@ import Testing
             async let a = store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
             async let b = store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
             _ = try await (a, b)
-            #expect(try await store.read { try $0.count(Query<NodeVO>()) } == 3)
+            #expect(try await store.read { try $0.count(RecordQuery<NodeVO>()) } == 3)
         }
     }
 
     @Test func inMemoryStoresWork() throws {
-        let store = try Store(path: ":memory:")
+        let store = try SQLiteStore(path: ":memory:")
         defer { store.close() }
         try store.repository(NodeVO.self).insert(NodeVO(name: "mem", x: 0, y: 0))
         #expect(try store.repository(NodeVO.self).count() == 1)

@@ -7,7 +7,7 @@ import Testing
 /// Typed columns (`.x`), key-path columns (`\.x`) and typed keys give what the string forms give, on a real store.
 @Suite(.timeLimit(.minutes(10)), .threadPerTest) struct TypedColumnsTests {
     /// Twenty nodes: x = 0…19, names in reverse order, every third one red.
-    private func fill(_ store: Store) throws {
+    private func fill(_ store: SQLiteStore) throws {
         try store.write { tx in
             for index in 0..<20 {
                 let color = index % 3 == 0 ? "#FF0000" : NodeVO.defaultColor
@@ -20,26 +20,26 @@ import Testing
         try withTemporaryStore { store, _ in
             try fill(store)
             let nodes = store.repository(NodeVO.self)
-            let pairs: [(typed: Query<NodeVO>, keyPath: Query<NodeVO>, string: Query<NodeVO>)] = [
+            let pairs: [(typed: RecordQuery<NodeVO>, keyPath: RecordQuery<NodeVO>, string: RecordQuery<NodeVO>)] = [
                 (
-                    Query().filter(.x, .greaterThan, 12).order(by: .name),
-                    Query().filter(\.x, .greaterThan, 12).order(by: \.name),
-                    Query().filter("x", .greaterThan, 12).order(by: "name")
+                    RecordQuery().filter(.x, .greaterThan, 12).order(by: .name),
+                    RecordQuery().filter(\.x, .greaterThan, 12).order(by: \.name),
+                    RecordQuery().filter("x", .greaterThan, 12).order(by: "name")
                 ),
                 (
-                    Query().filter(.color, equals: "#FF0000").order(by: .x, descending: true).limit(3),
-                    Query().filter(\.color, equals: "#FF0000").order(by: \.x, descending: true).limit(3),
-                    Query().filter("color", equals: "#FF0000").order(by: "x", descending: true).limit(3)
+                    RecordQuery().filter(.color, equals: "#FF0000").order(by: .x, descending: true).limit(3),
+                    RecordQuery().filter(\.color, equals: "#FF0000").order(by: \.x, descending: true).limit(3),
+                    RecordQuery().filter("color", equals: "#FF0000").order(by: "x", descending: true).limit(3)
                 ),
                 (
-                    Query().filter(.y, in: [1.0, 3.0]).filter(.x, .lessThan, 10).order(by: .y).order(by: .createdAt),
-                    Query().filter(\.y, in: [1, 3]).filter(\.x, .lessThan, 10).order(by: \.y).order(by: \.createdAt),
-                    Query().filter("y", in: [1.0, 3.0]).filter("x", .lessThan, 10).order(by: "y").order(by: "created_at")
+                    RecordQuery().filter(.y, in: [1.0, 3.0]).filter(.x, .lessThan, 10).order(by: .y).order(by: .createdAt),
+                    RecordQuery().filter(\.y, in: [1, 3]).filter(\.x, .lessThan, 10).order(by: \.y).order(by: \.createdAt),
+                    RecordQuery().filter("y", in: [1.0, 3.0]).filter("x", .lessThan, 10).order(by: "y").order(by: "created_at")
                 ),
                 (
-                    Query().filter(.name, .like, "n9%").filter(.id, in: [Int64]()),
-                    Query().filter(\.name, .like, "n9%").filter(\.id, in: []),
-                    Query().filter("name", .like, "n9%").filter("id", in: [Int64]())
+                    RecordQuery().filter(.name, .like, "n9%").filter(.id, in: [Int64]()),
+                    RecordQuery().filter(\.name, .like, "n9%").filter(\.id, in: []),
+                    RecordQuery().filter("name", .like, "n9%").filter("id", in: [Int64]())
                 ),
             ]
             for (typed, keyPath, string) in pairs {
@@ -48,9 +48,9 @@ import Testing
                 #expect(try nodes.fetchAll(keyPath) == expected)
                 #expect(try nodes.count(typed) == expected.count)
             }
-            #expect(try nodes.fetchAll(Query().filter(.x, .greaterThan, 12)).count == 7)
-            #expect(try nodes.fetchAll(Query().filter(\.x, .greaterThan, 12).order(by: \.name)).map(\.name).first == "n80")
-            #expect(try nodes.deleteAll(Query().filter(\.color, equals: "#FF0000")) == 7)
+            #expect(try nodes.fetchAll(RecordQuery().filter(.x, .greaterThan, 12)).count == 7)
+            #expect(try nodes.fetchAll(RecordQuery().filter(\.x, .greaterThan, 12).order(by: \.name)).map(\.name).first == "n80")
+            #expect(try nodes.deleteAll(RecordQuery().filter(\.color, equals: "#FF0000")) == 7)
             #expect(try nodes.count() == 13)
         }
     }
@@ -59,9 +59,9 @@ import Testing
         try withTemporaryStore { store, _ in
             let users = store.repository(UserInfo.self)
             try users.insertAll([UserInfo(id: "a", name: "Ada", hairColor: "brown"), UserInfo(id: "b", name: "Bob")])
-            #expect(try users.fetchAll(Query().filter(\.hairColor, equals: nil)).map(\.id) == ["b"])
-            #expect(try users.fetchAll(Query().filter(.hairColor, equals: String?.none)).map(\.id) == ["b"])
-            #expect(try users.fetchAll(Query().filter(\.hairColor, equals: "brown")).map(\.id) == ["a"])
+            #expect(try users.fetchAll(RecordQuery().filter(\.hairColor, equals: nil)).map(\.id) == ["b"])
+            #expect(try users.fetchAll(RecordQuery().filter(.hairColor, equals: String?.none)).map(\.id) == ["b"])
+            #expect(try users.fetchAll(RecordQuery().filter(\.hairColor, equals: "brown")).map(\.id) == ["a"])
         }
     }
 
@@ -134,7 +134,7 @@ import Testing
             let tag = try tags.insert(Tag(id: "swift", title: "Swift", uses: 3))
             #expect(try tags.fetch("swift") == tag)
             #expect(try store.read { try $0.fetch(Tag.self, key: "swift") } == tag)
-            #expect(try tags.fetchAll(Query().filter(.uses, .greaterThanOrEqual, 3)) == [tag])
+            #expect(try tags.fetchAll(RecordQuery().filter(.uses, .greaterThanOrEqual, 3)) == [tag])
             var changed = tag
             changed.uses = 4
             try tags.update(changed, columns: [.uses])
@@ -156,8 +156,8 @@ private struct Tag: Record, Identifiable, Equatable {
 
     enum CodingKeys: String, CodingKey { case id, title, uses }
 
-    static var configuration: StoreConfiguration {
-        var configuration = StoreConfiguration()
+    static var configuration: SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         let sql = "CREATE TABLE tags (id TEXT PRIMARY KEY, title TEXT NOT NULL, uses INTEGER NOT NULL)"
         configuration.migrationSets = [try! MigrationSet(name: "tags", migrations: [Migration(version: 1, name: "create_tags", sql: sql)])]
         return configuration

@@ -59,13 +59,13 @@ import Testing
                         title: "c\(index)", body: index % 2 == 0 ? "even" : nil, createdAt: start + Double(index),
                         score: Double(10 - index), pinned: index % 3 == 0, wordCount: index)
                 })
-            let expected = try cards.fetchAll(Query().filter("score", .greaterThan, 4.0).order(by: "body_text").order(by: "created_at"))
+            let expected = try cards.fetchAll(RecordQuery().filter("score", .greaterThan, 4.0).order(by: "body_text").order(by: "created_at"))
             #expect(expected.count == 6)
-            #expect(try cards.fetchAll(Query().filter(.score, .greaterThan, 4.0).order(by: .body).order(by: .createdAt)) == expected)
-            #expect(try cards.fetchAll(Query().filter(\.score, .greaterThan, 4).order(by: \.body).order(by: \.createdAt)) == expected)
-            #expect(try cards.count(Query().filter(\.body, equals: nil)) == 5)
-            #expect(try cards.count(Query().filter(\.pinned, equals: true)) == 4)
-            #expect(try cards.count(Query().filter(\.createdAt, .greaterThanOrEqual, start + 8)) == 2)
+            #expect(try cards.fetchAll(RecordQuery().filter(.score, .greaterThan, 4.0).order(by: .body).order(by: .createdAt)) == expected)
+            #expect(try cards.fetchAll(RecordQuery().filter(\.score, .greaterThan, 4).order(by: \.body).order(by: \.createdAt)) == expected)
+            #expect(try cards.count(RecordQuery().filter(\.body, equals: nil)) == 5)
+            #expect(try cards.count(RecordQuery().filter(\.pinned, equals: true)) == 4)
+            #expect(try cards.count(RecordQuery().filter(\.createdAt, .greaterThanOrEqual, start + 8)) == 2)
         }
     }
 
@@ -123,12 +123,12 @@ struct Card: Equatable {
         self.wordCount = wordCount
     }
 
-    static var configuration: StoreConfiguration {
+    static var configuration: SQLiteStoreConfiguration {
         let sql = """
             CREATE TABLE cards (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body_text TEXT, created_at TEXT NOT NULL,
               score REAL NOT NULL, pinned INTEGER NOT NULL, word_count INTEGER NOT NULL)
             """
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.migrationSets = [try! MigrationSet(name: "cards", migrations: [Migration(version: 1, name: "create_cards", sql: sql)])]
         return configuration
     }

@@ -58,7 +58,7 @@ extension Recorder where Element == StoreEvent {
     public var changes: [Change] { commits.flatMap(\.changes) }
 }
 
-extension Store {
+extension SQLiteStore {
     /// Registers an immediate listener recording into a new recorder (delivered before `write` returns).
     public func record(_ name: String = "recorder", filter: ChangeFilter = .all) -> (EventRecorder, ListenerToken) {
         let recorder = EventRecorder()

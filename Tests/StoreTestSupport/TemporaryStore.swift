@@ -23,23 +23,23 @@ public func withTemporaryDirectory<T>(
 
 /// A store on a real WAL file in a fresh temporary directory; closed and deleted afterwards.
 public func withTemporaryStore<T>(
-    configuration: StoreConfiguration = StoreConfiguration(), _ body: (Store, String) throws -> T
+    configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration(), _ body: (SQLiteStore, String) throws -> T
 ) throws -> T {
     try withTemporaryDirectory { directory in
         let path = directory.appendingPathComponent("store.sqlite").path
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(path: path, configuration: configuration)
         defer { store.close() }
         return try body(store, path)
     }
 }
 
-extension StoreConfiguration {
+extension SQLiteStoreConfiguration {
     /// No change feed (`tracksChanges` false), for the tests that count the writes waiting for the writer's turn.
     /// Once this process's writes settle, the feed checks for a foreign write in the writer's turn; under load that
     /// check came late, queued behind a test's held write, and the count never read as the test's own writes alone
     /// (a CI run timed out waiting for `waitingWrites == 1`).
-    public static var withoutChangeFeed: StoreConfiguration {
-        var configuration = StoreConfiguration()
+    public static var withoutChangeFeed: SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
         configuration.tracksChanges = false
         return configuration
     }
@@ -48,12 +48,12 @@ extension StoreConfiguration {
 /// Async twin of ``withTemporaryStore(configuration:_:)``; `body` runs on the caller's actor (`isolation`), so a
 /// main-actor test can use main-actor models in it.
 public func withTemporaryStore<T>(
-    configuration: StoreConfiguration = StoreConfiguration(), isolation: isolated (any Actor)? = #isolation,
-    _ body: (Store, String) async throws -> T
+    configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration(), isolation: isolated (any Actor)? = #isolation,
+    _ body: (SQLiteStore, String) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         let path = directory.appendingPathComponent("store.sqlite").path
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(path: path, configuration: configuration)
         defer { store.close() }
         return try await body(store, path)
     }

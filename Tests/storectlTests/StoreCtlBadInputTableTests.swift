@@ -531,7 +531,7 @@ extension BadInputCase {
             try makeSeededStore(path, in: directory)
             // This connection stays open, so nobody checkpoints and resets the WAL: about 450 KB of it, far below
             // the store's 1,000-page checkpoint, and past 128 blocks (64 KB for dash, 128 KB for bash).
-            let holder = try Store(path: path)
+            let holder = try SQLiteStore(path: path)
             defer { holder.close() }
             try holder.write { tx in
                 try tx.execute("CREATE TABLE padding (bytes BLOB)")

@@ -18,7 +18,7 @@ import Testing
             #expect(result.stderr.contains("created \(path) (application_id 0x53544f52, schema \(latest), WAL)"), "\(result)")
             #expect(result.stdout.isEmpty, "messages belong on stderr: \(result)")
             try withStore(path) { store throws in
-                #expect(try store.read { try $0.fetchValue("PRAGMA application_id") } == .integer(Int64(Store.applicationID)))
+                #expect(try store.read { try $0.fetchValue("PRAGMA application_id") } == .integer(Int64(SQLiteStore.applicationID)))
                 #expect(try store.read { try $0.fetchValue("PRAGMA journal_mode") } == .text("wal"))
                 #expect(try store.schemaVersion() == MigrationSet.store.latestVersion)
                 #expect(try store.appliedMigrations().map(\.version) == Array(1...MigrationSet.store.latestVersion))
@@ -136,7 +136,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let result = try cli(["--version"], directory: directory)
             expectSuccess(result)
-            #expect(result.stdout.contains("storectl \(Store.libraryVersion)"), "\(result)")
+            #expect(result.stdout.contains("storectl \(SQLiteStore.libraryVersion)"), "\(result)")
             #expect(result.stdout.contains("storectl 0.1.0"), "\(result)")
         }
     }

@@ -8,8 +8,8 @@ import Testing
 /// that storectl's connection is never the last one, whose close would checkpoint on its own).
 @Suite(.timeLimit(.minutes(10)), .threadPerTest, .tags(.processes)) struct StoreCtlCheckpointTests {
     /// Opens the store at `path`, commits `writes` one-row writes, and runs `body` with it open.
-    private func withWrittenStore(_ path: String, writes: Int = 3, _ body: (Store) throws -> Void) throws {
-        let store = try Store(path: path, configuration: inspectionConfiguration)
+    private func withWrittenStore(_ path: String, writes: Int = 3, _ body: (SQLiteStore) throws -> Void) throws {
+        let store = try SQLiteStore(path: path, configuration: inspectionConfiguration)
         defer { store.close() }
         for index in 0..<writes { try store.repository(NodeVO.self).insert(NodeVO(name: "n\(index)", x: 0, y: 0)) }
         try body(store)
@@ -83,7 +83,7 @@ import Testing
             let path = try initStore(in: directory)
             try withWrittenStore(path) { store in
                 try store.read { tx in
-                    _ = try tx.count(Query<NodeVO>())  // holds this snapshot
+                    _ = try tx.count(RecordQuery<NodeVO>())  // holds this snapshot
                     try store.repository(NodeVO.self).insert(NodeVO(name: "newer", x: 0, y: 0))
                     let passive = try cli(["--db", path, "--format", "json", "checkpoint"])
                     expectSuccess(passive)

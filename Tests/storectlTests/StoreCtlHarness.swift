@@ -126,16 +126,16 @@ func initStore(
 }
 
 /// A configuration that neither validates nor migrates: for looking at any store without changing its schema.
-var inspectionConfiguration: StoreConfiguration {
-    var configuration = StoreConfiguration()
+var inspectionConfiguration: SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration()
     configuration.migrationPolicy = .none
     return configuration
 }
 
 /// Opens the store at `path` without migrating it, runs `body`, and closes it.
 @discardableResult
-func withStore<T>(_ path: String, _ body: (Store) throws -> T) throws -> T {
-    let store = try Store(path: path, configuration: inspectionConfiguration)
+func withStore<T>(_ path: String, _ body: (SQLiteStore) throws -> T) throws -> T {
+    let store = try SQLiteStore(path: path, configuration: inspectionConfiguration)
     defer { store.close() }
     return try body(store)
 }
@@ -280,7 +280,7 @@ final class WriteLockHolder: Sendable {
     private let job: ThreadJob<Bool>
 
     /// Waits (at most 30 s) until the lock is held; throws when it cannot be taken.
-    init(_ store: Store) throws {
+    init(_ store: SQLiteStore) throws {
         let locked = DispatchSemaphore(value: 0)
         let releaseSignal = self.releaseSignal
         job = ThreadJob { () -> Bool in

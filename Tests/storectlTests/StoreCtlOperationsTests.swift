@@ -269,7 +269,7 @@ import Testing
             expectSuccess(written)
             expectSuccess(result)
             #expect(result.stderr.contains("quick_check ok"), "\(result)")
-            let store = try Store(path: copy)
+            let store = try SQLiteStore(path: copy)
             defer { store.close() }
             let count = try store.repository(NodeVO.self).count()
             #expect((0...300).contains(count))
@@ -284,7 +284,7 @@ import Testing
     @Test func aWriteLockHeldLongerThanTheBusyTimeoutIsBusy() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let holder = try WriteLockHolder(store)
             defer {
@@ -303,7 +303,7 @@ import Testing
     @Test func afterTheLockIsReleasedTheSameWriteSucceeds() throws {
         try withTemporaryDirectory { directory in
             let path = try initStore(in: directory)
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             defer { store.close() }
             let holder = try WriteLockHolder(store)
             defer { holder.release() }  // also when a check below fails

@@ -217,7 +217,7 @@ import Testing
     static func seedNodesWithSQL(_ path: String, rows: Int) throws {
         var configuration = inspectionConfiguration
         configuration.tracksChanges = false
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(path: path, configuration: configuration)
         defer { store.close() }
         try store.write { tx in
             try tx.execute(

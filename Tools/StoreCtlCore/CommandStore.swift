@@ -3,8 +3,8 @@ import ObservableStore
 
 /// What storectl's engine-neutral commands need of a store, so that one command runs on either engine: the API both
 /// engines share (``/ObservableStoreCore/RecordStore``: listeners, the change log's pages, the migration API, durable
-/// listeners) and what only storectl asks (its catalog queries, storage, integrity). The SQLite `Store`
-/// (Store+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` (PostgresStore+CommandStore.swift)
+/// listeners) and what only storectl asks (its catalog queries, storage, integrity). The SQLite `SQLiteStore`
+/// (SQLiteStore+CommandStore.swift) and, with the trait PostgreSQL, `PostgresStore` (PostgresStore+CommandStore.swift)
 /// conform.
 protocol CommandStore: RecordStore where Transaction: CommandTransaction {
     /// Where the store is, as errors and `info` name it: a path, or a URL with any password hidden.

@@ -56,20 +56,20 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the existing SQLite store (never creates one), checks it is a storectl store and that its schema
     /// fits `need`. A `postgres://` --db is refused: the command runs on SQLite stores only.
-    func openStore(_ need: SchemaNeed, policy: StoreConfiguration.MigrationPolicy = .none) throws -> Store {
+    func openStore(_ need: SchemaNeed, policy: SQLiteStoreConfiguration.MigrationPolicy = .none) throws -> SQLiteStore {
         let path = self.path
         try refusePostgres("this command works on SQLite stores only")
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, "no store at \(path); create one with `storectl init --db \(path)`")
         }
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.createIfMissing = false
         configuration.migrationPolicy = policy
         configuration.busyTimeout = busyTimeoutDuration
-        configuration.applicationName = "storectl \(Store.libraryVersion)"
-        let store: Store
+        configuration.applicationName = "storectl \(SQLiteStore.libraryVersion)"
+        let store: SQLiteStore
         do {
-            store = try Store(path: path, configuration: configuration)
+            store = try SQLiteStore(path: path, configuration: configuration)
         } catch let error as StoreError where error.code == .notAStore {
             throw StoreError(.notAStore, "\(path) is not a storectl store: \(error.message)", sqliteCode: error.sqliteCode)
         }

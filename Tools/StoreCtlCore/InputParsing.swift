@@ -15,7 +15,7 @@ package enum InputParsing {
     }
 
     /// Reads records for `table` from `data` as `storectl insert` does (`format` nil: guessed from the text).
-    package static func records(_ data: Data, format: String?, table: String, in tx: Transaction) throws
+    package static func records(_ data: Data, format: String?, table: String, in tx: SQLiteTransaction) throws
         -> [(line: Int, columns: [String], values: [DatabaseValue])]
     {
         let chosen = try format.map { name in
@@ -34,7 +34,7 @@ package enum InputParsing {
 
     /// The ` WHERE (…)` clause that `--where expression` and `--param name=value` make for `table`, and the
     /// values bound by name.
-    package static func whereClause(_ expression: String, parameters: [String], table: String, in tx: Transaction) throws
+    package static func whereClause(_ expression: String, parameters: [String], table: String, in tx: SQLiteTransaction) throws
         -> (sql: String, values: [String: any DatabaseValueConvertible])
     {
         let options: WhereOptions
@@ -47,14 +47,14 @@ package enum InputParsing {
     }
 
     /// The columns and typed values that `--set COL=VALUE` options give for `table`.
-    package static func assignments(_ assignments: [String], table: String, in tx: Transaction) throws
+    package static func assignments(_ assignments: [String], table: String, in tx: SQLiteTransaction) throws
         -> (columns: [String], values: [DatabaseValue])
     {
         try Update.parse(assignments, for: TableInfo.load(table, in: tx))
     }
 
     /// A KEY argument as a value of `table`'s key column.
-    package static func key(_ text: String, table: String, in tx: Transaction) throws -> DatabaseValue {
+    package static func key(_ text: String, table: String, in tx: SQLiteTransaction) throws -> DatabaseValue {
         try TableInfo.load(table, in: tx).keyValue(text)
     }
 }

@@ -145,7 +145,7 @@ extension GlobalOptions {
         configuration.tracksChanges = live
         configuration.lockTimeout = busyTimeoutDuration
         configuration.maximumConnectionCount = 2
-        configuration.applicationName = "storectl \(Store.libraryVersion)"
+        configuration.applicationName = "storectl \(SQLiteStore.libraryVersion)"
         let store: PostgresStore
         do {
             store = try PostgresStore(url: path, configuration: configuration)

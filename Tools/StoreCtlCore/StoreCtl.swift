@@ -15,7 +15,7 @@ struct StoreCtl: ParsableCommand {
             Output is a table on a terminal and NDJSON otherwise; --format always wins.
             Exit codes: `storectl help exit-codes`.
             """,
-        version: "storectl \(Store.libraryVersion) (ObservableStore \(Store.libraryVersion))",
+        version: "storectl \(SQLiteStore.libraryVersion) (ObservableStore \(SQLiteStore.libraryVersion))",
         subcommands: [
             Init.self, Info.self, Tables.self, Schema.self, Migrate.self, List.self, Get.self, Insert.self, Upsert.self,
             Update.self, Delete.self, Watch.self, Listeners.self, Query.self, Check.self, Backup.self, Backups.self, Checkpoint.self,

@@ -8,9 +8,9 @@ enum BigTransaction {
     /// start), then `committed SEQ MS` and `peak-rss KB` (VmHWM). With `killAfterMilliseconds`, the process kills
     /// itself with SIGKILL that long after the start: a crash at a chosen moment of the write or its commit.
     static func run(path: String, rows: Int, pieceBytes: Int, killAfterMilliseconds: Int?) throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.changeLogPieceSize = pieceBytes
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(path: path, configuration: configuration)
         defer { store.close() }
         let start = Date()
         func elapsed() -> Int { Int(Date().timeIntervalSince(start) * 1000) }
@@ -44,7 +44,7 @@ extension BigTransaction {
     /// `consumed_keys` and acknowledges in the same transaction (exactly once), pausing `delayMilliseconds` per
     /// piece; prints `piece SEQ INDEX` for each, and exits once its cursor stands at the last commit of `nodes`.
     static func consumePieces(path: String, name: String, delayMilliseconds: Int) throws {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         try store.write { try $0.execute("CREATE TABLE IF NOT EXISTS consumed_keys (id INTEGER NOT NULL)") }
         let token = try store.listenDurably(name, filter: .table("nodes"), startingAt: .beginning) { event in

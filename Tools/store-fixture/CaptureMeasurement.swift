@@ -6,7 +6,7 @@ import ObservableStore
 enum CaptureMeasurement {
     struct Variant: Sendable {
         var name: String
-        var configure: @Sendable (inout StoreConfiguration) -> Void
+        var configure: @Sendable (inout SQLiteStoreConfiguration) -> Void
         var setupSQL: String?
         var listens: Bool
     }
@@ -49,9 +49,9 @@ enum CaptureMeasurement {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("measure-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         variant.configure(&configuration)
-        let store = try Store(path: directory.appendingPathComponent("m.sqlite").path, configuration: configuration)
+        let store = try SQLiteStore(path: directory.appendingPathComponent("m.sqlite").path, configuration: configuration)
         defer { store.close() }
         if let setupSQL = variant.setupSQL { try store.write { try $0.execute(setupSQL) } }
         let token = variant.listens ? store.listen("counter") { _ in } : nil

@@ -9,7 +9,7 @@ enum FeedMeasurement {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("feed.sqlite").path
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         let latencies = Latencies()
         let token = store.listen("latency", filter: .table("nodes")) { event in

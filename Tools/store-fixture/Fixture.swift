@@ -6,7 +6,7 @@ import PowerLossVFS
 enum Fixture {
     /// `count` commits, each inserting node "<pid>-<i>" whose x is the wall-clock time of the write.
     static func write(path: String, count: Int, intervalMilliseconds: Int) throws {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         let pid = getpid()
         for index in 0..<count {
@@ -19,7 +19,7 @@ enum Fixture {
     /// One commit inserting `rows` nodes whose names are `nameBytes` long: a write larger than SQLite's page cache
     /// spills pages to the WAL before COMMIT.
     static func writeBatch(path: String, rows: Int, nameBytes: Int) throws {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         let padding = String(repeating: "p", count: max(0, nameBytes - 12))
         _ = try store.repository(NodeVO.self, origin: "fixture-\(getpid())")
@@ -29,7 +29,7 @@ enum Fixture {
     /// A durable listener that records each delivered commit's sequence, then exits once it has
     /// acknowledged everything logged and nothing new came for a moment.
     static func consume(path: String, name: String, output: String, transactional: Bool, delayMilliseconds: Int) throws {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         if transactional {
             try store.write { try $0.execute("CREATE TABLE IF NOT EXISTS consumed (seq INTEGER PRIMARY KEY)") }
@@ -76,9 +76,9 @@ extension Fixture {
             let code = powerloss_vfs_register()
             guard code == 0 else { throw StoreError(.internal, "cannot register the power-loss VFS: SQLite error \(code)") }
         }
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.synchronous = full ? .full : .normal
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(path: path, configuration: configuration)
         var generator = SystemRandomNumberGenerator()
         if powerLoss {
             // Frequent checkpoints (each one syncs the WAL) make some commits durable under NORMAL too.

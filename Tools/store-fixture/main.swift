@@ -62,12 +62,12 @@ guard let command = arguments.first else { usage() }
 do {
     switch command {
     case "migrate" where arguments.count >= 2:
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.applicationName = "store-fixture \(getpid())"
         if arguments.count >= 4 {
             configuration.migrationSets = [try MigrationSet(name: arguments[2], directory: URL(fileURLWithPath: arguments[3]))]
         }
-        let store = try Store(path: arguments[1], configuration: configuration)
+        let store = try SQLiteStore(path: arguments[1], configuration: configuration)
         if arguments.count >= 5, arguments[4] == "write" {
             try store.repository(NodeVO.self, origin: "fixture-\(getpid())").insert(NodeVO(name: "after-migration", x: 0, y: 0))
         }

@@ -13,7 +13,7 @@ import FuzzerDriver
 @main
 struct FuzzEntry {
     /// The store and target shared by every input of the run. libFuzzer calls back on one thread.
-    nonisolated(unsafe) static var session: (store: Store, target: FuzzTarget)?
+    nonisolated(unsafe) static var session: (store: SQLiteStore, target: FuzzTarget)?
 
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())

@@ -17,7 +17,7 @@ enum FuzzTarget: String, CaseIterable {
     case key
 
     /// Runs one input; returns normally for accepted and refused input alike.
-    func check(_ data: Data, in store: Store) {
+    func check(_ data: Data, in store: SQLiteStore) {
         do {
             switch self {
             case .json: try checkJSON(data)
@@ -39,7 +39,7 @@ enum FuzzTarget: String, CaseIterable {
         precondition(again == compact, "json: \(compact) does not parse back to itself")
     }
 
-    private func checkRecords(_ data: Data, in tx: Transaction) throws {
+    private func checkRecords(_ data: Data, in tx: SQLiteTransaction) throws {
         let columns = Set(FuzzTarget.nodeColumns)
         var previousLine = 0
         for record in try InputParsing.records(data, format: nil, table: "nodes", in: tx) {
@@ -51,7 +51,7 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
-    private func checkWhere(_ data: Data, in store: Store) throws {
+    private func checkWhere(_ data: Data, in store: SQLiteStore) throws {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let expression = String(lines.first ?? "")
         let parameters = lines.dropFirst().map(String.init)
@@ -69,7 +69,7 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
-    private func checkAssignments(_ data: Data, in tx: Transaction) throws {
+    private func checkAssignments(_ data: Data, in tx: SQLiteTransaction) throws {
         let assignments = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         let parsed = try InputParsing.assignments(assignments, table: "nodes", in: tx)
         precondition(parsed.columns.count == assignments.count, "set: an assignment was lost")
@@ -84,7 +84,7 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
-    private func checkKey(_ data: Data, in tx: Transaction) throws {
+    private func checkKey(_ data: Data, in tx: SQLiteTransaction) throws {
         let text = String(decoding: data, as: UTF8.self)
         if let value = try? InputParsing.key(text, table: "user_info", in: tx) {
             precondition(value == .text(text) || value == .null, "key: a TEXT key changed: \(value)")
@@ -98,7 +98,7 @@ enum FuzzTarget: String, CaseIterable {
     static let nodeColumns = ["id", "name", "x", "y", "color", "width", "height", "created_at", "updated_at"]
 
     /// What must not change: the rows of every table, and the schema.
-    private static func fingerprint(_ store: Store) throws -> [DatabaseValue?] {
+    private static func fingerprint(_ store: SQLiteStore) throws -> [DatabaseValue?] {
         try store.read { tx in
             [
                 try tx.fetchValue("SELECT group_concat(id || name || x || y, ',') FROM nodes"),
@@ -109,9 +109,9 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     /// A store in memory with a few records, shared by every input of a run.
-    static func makeStore() -> Store {
+    static func makeStore() -> SQLiteStore {
         do {
-            let store = try Store(path: ":memory:")
+            let store = try SQLiteStore(path: ":memory:")
             try store.write { tx in
                 for index in 1...5 {
                     try tx.insert(NodeVO(id: Int64(index), name: "node \(index)", x: Double(index), y: 0))

@@ -4,8 +4,8 @@ import ObservableStore
 
 extension StoreContender {
     /// The live query of the observed_query cases.
-    private func liveQuery(_ workload: Workload) -> Query<NodeVO> {
-        Query<NodeVO>().filter("x", .greaterThan, workload.observedQueryBound).order(by: "name").limit(Workload.observedQueryLimit)
+    private func liveQuery(_ workload: Workload) -> RecordQuery<NodeVO> {
+        RecordQuery<NodeVO>().filter("x", .greaterThan, workload.observedQueryBound).order(by: "name").limit(Workload.observedQueryLimit)
     }
 
     /// Fills the table, indexes `x`, and starts observing the live query; returns the values' recorder.

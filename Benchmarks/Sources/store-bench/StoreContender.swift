@@ -4,14 +4,14 @@ import ObservableStore
 
 /// This project's public API, as a user would write it.
 final class StoreContender {
-    let store: Store
+    let store: SQLiteStore
     let path: String
 
     init(directory: URL, workload: Workload) throws {
         path = directory.appendingPathComponent("store.sqlite").path
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.tracksChanges = !workload.storeLogOff
-        store = try Store(path: path, configuration: configuration)
+        store = try SQLiteStore(path: path, configuration: configuration)
     }
 
     deinit { store.close() }
@@ -72,7 +72,7 @@ final class StoreContender {
         case .updateMany, .updateManyLogOff:
             try fill(Workload.bulkRows)
             let before = try sumX()
-            let records = try nodes.fetchAll(Query().filter("id", .lessThanOrEqual, Workload.updates))
+            let records = try nodes.fetchAll(RecordQuery().filter("id", .lessThanOrEqual, Workload.updates))
             let start = ContinuousClock.now
             // The same two columns as raw's statement: the new position and the time of the change.
             let changedAt = Date(timeIntervalSince1970: 1_795_345_200)
@@ -205,7 +205,7 @@ final class StoreContender {
 
     /// The child of `cross_process`: one commit every 2 ms, each row stamped with the wall clock in `y`.
     static func crossWriter(path: String, commits: Int) throws {
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         defer { store.close() }
         for index in 0..<commits {
             try store.write { tx in try tx.insert(NodeVO(name: "c\(index)", x: 0, y: wallClock())) }

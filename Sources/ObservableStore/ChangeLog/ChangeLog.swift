@@ -228,7 +228,7 @@ final class ChangeLog: WriteObserver {
         }
     }
 
-    /// How many payload bytes a page of ``Store/commits(after:limit:)`` reads at most (past its first piece).
+    /// How many payload bytes a page of ``SQLiteStore/commits(after:limit:)`` reads at most (past its first piece).
     static let pageByteBudget = ChangeCapture.defaultPieceByteLimit
 
     /// Piece `index` of commit `sequence`, or nil when the log no longer holds it (pruned).
@@ -337,7 +337,7 @@ final class ChangeLog: WriteObserver {
 
     /// The highest sequence ever assigned (0 before the first commit), read in `transaction`'s snapshot.
     /// Pruning always keeps the newest commit record, so it is the log's largest `seq`.
-    static func lastSequence(_ transaction: Transaction) throws -> Int64 {
+    static func lastSequence(_ transaction: SQLiteTransaction) throws -> Int64 {
         try transaction.fetchValue("SELECT coalesce(max(seq), 0) FROM \(commitsTable)").flatMap(Int64.fromDatabaseValue) ?? 0
     }
 }

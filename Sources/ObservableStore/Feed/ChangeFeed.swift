@@ -15,7 +15,7 @@ import StoreSQLite
 /// - new log rows → the store's `CommitPublisher` publishes them, merged in sequence order with this
 ///   process's own commits;
 /// - no new log row, and the bookkeeping counter did not move either → a foreign writer changed the
-///   file: the store logs it as an external-change marker (``Store/logForeignWrite(seenAt:)``), which
+///   file: the store logs it as an external-change marker (``SQLiteStore/logForeignWrite(seenAt:)``), which
 ///   every listener receives as `.resync(.externalChange)`.
 ///
 /// `@unchecked Sendable`: `connection` and the `last…` fields are used only on the feed thread;

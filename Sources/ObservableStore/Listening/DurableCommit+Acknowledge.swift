@@ -21,7 +21,7 @@ extension DurableCommit {
     ///     }
     /// }
     /// ```
-    public func acknowledge(in transaction: Transaction) throws {
+    public func acknowledge(in transaction: SQLiteTransaction) throws {
         try DurableCursor.acknowledge(listenerName, past: commit.piece, of: commit.sequence, in: transaction)
         acknowledged.value = true
     }

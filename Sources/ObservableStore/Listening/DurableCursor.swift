@@ -8,13 +8,13 @@ enum DurableCursor {
     static let table = "_store_listeners"
 
     /// Moves `name`'s cursor forward to `sequence` (never back), inside `transaction`.
-    static func advance(_ name: String, to sequence: Int64, in transaction: Transaction) throws {
+    static func advance(_ name: String, to sequence: Int64, in transaction: SQLiteTransaction) throws {
         try advance(name, past: .whole, of: sequence, in: transaction)
     }
 
     /// Moves `name`'s cursor forward (never back) past `piece` of commit `sequence`, inside `transaction`: past
     /// the whole commit when it is its last piece.
-    static func advance(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws {
+    static func advance(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: SQLiteTransaction) throws {
         let (cursor, pieces) = position(past: piece, of: sequence)
         try transaction.execute(
             "UPDATE \(table) SET cursor_piece = CASE WHEN cursor_seq < ?1 OR (cursor_seq = ?1 AND cursor_piece < ?2) "
@@ -26,7 +26,7 @@ enum DurableCursor {
     /// Moves `name`'s cursor past `piece` of commit `sequence` inside `transaction`, only if it is not there yet (a
     /// compare-and-set); throws ``/ObservableStoreCore/StoreError/Code/busy`` when it is (another consumer
     /// acknowledged it) or when there is no such listener.
-    static func acknowledge(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws {
+    static func acknowledge(_ name: String, past piece: Commit.Piece, of sequence: Int64, in transaction: SQLiteTransaction) throws {
         let (cursor, pieces) = position(past: piece, of: sequence)
         let moved = try transaction.execute(
             "UPDATE \(table) SET cursor_seq = ?1, cursor_piece = ?2, updated_at = ?3 "
@@ -42,7 +42,7 @@ enum DurableCursor {
     }
 
     /// Whether `name`'s cursor is at or past the end of `piece` of commit `sequence`.
-    static func isPast(_ name: String, piece: Commit.Piece, of sequence: Int64, in transaction: Transaction) throws -> Bool {
+    static func isPast(_ name: String, piece: Commit.Piece, of sequence: Int64, in transaction: SQLiteTransaction) throws -> Bool {
         let (cursor, pieces) = position(past: piece, of: sequence)
         return try transaction.fetchValue(
             "SELECT cursor_seq > ?1 OR (cursor_seq = ?1 AND cursor_piece >= ?2) FROM \(table) WHERE name = ?3",

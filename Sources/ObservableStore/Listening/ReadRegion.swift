@@ -2,7 +2,7 @@ import ObservableStoreCore
 import StoreSQLite
 
 /// What an observed read used: the tables and columns its statements read, as SQLite's authorizer reported
-/// them while they were prepared (`Store.observe(tracking:)`). A commit that changes none
+/// them while they were prepared (`SQLiteStore.observe(tracking:)`). A commit that changes none
 /// of it cannot change what the read returns.
 struct ReadRegion: Sendable, Equatable {
     /// The columns read from one table.
@@ -83,7 +83,7 @@ struct ReadRegion: Sendable, Equatable {
     }
 
     /// Runs `body` in `transaction`, recording what its statements read; returns its value and the region.
-    static func recording<T>(in transaction: Transaction, _ body: () throws -> T) throws -> (value: T, region: ReadRegion) {
+    static func recording<T>(in transaction: SQLiteTransaction, _ body: () throws -> T) throws -> (value: T, region: ReadRegion) {
         try transaction.checkActive()
         let (value, reads) = try StoreError.wrapping { try transaction.connection.recordingReads(body) }
         guard !reads.isEmpty else { return (value, ReadRegion(tables: [:])) }

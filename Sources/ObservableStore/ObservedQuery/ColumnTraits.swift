@@ -15,7 +15,7 @@ struct ColumnTraits: Equatable {
     }
 }
 
-extension Transaction {
+extension SQLiteTransaction {
     /// The traits of `columns` of `table`, read from the schema this transaction sees; a column the table
     /// does not have is left out (conditions on it are then never evaluated in memory).
     func columnTraits(table: String, columns: some Sequence<String>) -> [String: ColumnTraits] {

@@ -28,7 +28,7 @@ struct HeldQueryResult<R: Record> {
     private let isApplicable: Bool
 
     /// The result `records` of `query`, just read.
-    init(_ records: [R], of query: Query<R>) {
+    init(_ records: [R], of query: RecordQuery<R>) {
         self.records = records
         limit = query.limitCount
         isComplete = query.limitCount.map { records.count < $0 } ?? true

@@ -1,7 +1,7 @@
 import ObservableStoreCore
 import Synchronization
 
-/// What an observed ``/ObservableStoreCore/Query`` keeps between commits: its last result and how to
+/// What an observed ``/ObservableStoreCore/RecordQuery`` keeps between commits: its last result and how to
 /// evaluate rows against it, so that a commit whose rows cannot change the result reads nothing, and one
 /// whose effect is certain updates the result in memory (docs/OBSERVATION.md, "Observed values").
 final class ObservedQueryState<R: Record>: Sendable {
@@ -10,7 +10,7 @@ final class ObservedQueryState<R: Record>: Sendable {
         var held: HeldQueryResult<R>?
     }
 
-    private let query: Query<R>
+    private let query: RecordQuery<R>
     private let state = Mutex(State())
     /// Whether the query's filters can be evaluated in memory at all (no `filter(sql:)`, no keyset paging).
     private let isEvaluable: Bool
@@ -21,13 +21,13 @@ final class ObservedQueryState<R: Record>: Sendable {
     var readCount: Int { reads.load(ordering: .relaxed) }
 
     /// The state of an observation of `query`.
-    init(_ query: Query<R>) {
+    init(_ query: RecordQuery<R>) {
         self.query = query
         isEvaluable = QueryEvaluator.predicates(of: query) != nil
     }
 
     /// Reads the query in `tx` and holds the result, with the traits of its columns as `tx` sees the schema.
-    func read(in tx: Transaction) throws -> [R] {
+    func read(in tx: SQLiteTransaction) throws -> [R] {
         let records = try tx.fetchAll(query)
         reads.add(1, ordering: .relaxed)
         guard isEvaluable else { return records }

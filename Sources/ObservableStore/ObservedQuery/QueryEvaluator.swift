@@ -1,6 +1,6 @@
 import ObservableStoreCore
 
-/// A ``/ObservableStoreCore/Query``'s filters and order evaluated on rows in memory, with SQLite's
+/// A ``/ObservableStoreCore/RecordQuery``'s filters and order evaluated on rows in memory, with SQLite's
 /// comparison rules (affinity, storage-class order, `BINARY` text). Every answer is certain or nil: nil
 /// means "ask the database", never a guess.
 struct QueryEvaluator<R: Record> {
@@ -13,18 +13,18 @@ struct QueryEvaluator<R: Record> {
     let traits: [String: ColumnTraits]
 
     /// The columns whose traits `query` needs.
-    static func columns(of query: Query<R>) -> Set<String> {
+    static func columns(of query: RecordQuery<R>) -> Set<String> {
         Set(query.conditions.compactMap { $0.predicate?.column } + query.effectiveOrderings.map(\.column))
     }
 
     /// `query`'s filters as predicates, or nil when one of them is SQL only the database evaluates.
-    static func predicates(of query: Query<R>) -> [QueryPredicate]? {
+    static func predicates(of query: RecordQuery<R>) -> [QueryPredicate]? {
         let typed = query.conditions.compactMap(\.predicate)
         return typed.count == query.conditions.count && query.afterRecord == nil ? typed : nil
     }
 
     /// An evaluator of `query` with the `traits` of the columns it reads.
-    init(_ query: Query<R>, traits: [String: ColumnTraits]) {
+    init(_ query: RecordQuery<R>, traits: [String: ColumnTraits]) {
         predicates = Self.predicates(of: query)
         orderings = query.effectiveOrderings.map { ($0.column, $0.descending) }
         self.traits = traits

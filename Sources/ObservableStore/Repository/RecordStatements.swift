@@ -8,8 +8,8 @@ import Synchronization
 ///   built once per type, statement kind and column list, then reused.
 /// - **Plans**, one set per writer (this class): the insert and update statements a writer used recently,
 ///   with what a record's values bind to. The next insert or update of the same record type (and, for
-///   updates, the same columns) binds its values straight into the statement (`Transaction.insert`,
-///   `Transaction.update`) without building a row of values, asking the shared texts (a lock and a hash) or
+///   updates, the same columns) binds its values straight into the statement (`SQLiteTransaction.insert`,
+///   `SQLiteTransaction.update`) without building a row of values, asking the shared texts (a lock and a hash) or
 ///   the type's conformance to ``/ObservableStoreCore/RowEncodable`` again. Used only inside writes, not
 ///   thread-safe.
 final class RecordStatements {

@@ -1,7 +1,7 @@
 import ObservableStoreCore
 import StoreSQLite
 
-/// The current row of a statement being stepped, read in place: what ``Transaction/forEachRow(_:named:_:)`` hands
+/// The current row of a statement being stepped, read in place: what ``SQLiteTransaction/forEachRow(_:named:_:)`` hands
 /// its body for each row, for callers that copy values straight out (storectl's output) instead of building a
 /// ``/ObservableStoreCore/Row`` per row.
 ///

@@ -9,10 +9,10 @@ import ObservableStoreCore
 /// a backup of `app.sqlite`. For example:
 ///
 /// ```swift
-/// for backup in try Store.migrationBackups(of: "app.sqlite") {
+/// for backup in try SQLiteStore.migrationBackups(of: "app.sqlite") {
 ///     print(backup.path, backup.set, backup.version, backup.size, backup.date)
 /// }
-/// try Store.pruneMigrationBackups(of: "app.sqlite", keeping: 1)
+/// try SQLiteStore.pruneMigrationBackups(of: "app.sqlite", keeping: 1)
 /// ```
 public struct MigrationBackup: Sendable, Hashable {
     /// The backup file's path: the database path's folder (as given, relative or not) and the backup's name.

@@ -20,20 +20,20 @@ struct Migrator: MigrationRunner {
           applied_by   TEXT    NOT NULL,
           PRIMARY KEY (set_name, version)
         ) STRICT;
-        PRAGMA application_id = \(Store.applicationID);
+        PRAGMA application_id = \(SQLiteStore.applicationID);
         """
 
     let connection: Connection
     /// The database file, or nil for an in-memory store (no lock, no backup).
     let path: String?
     let sets: [MigrationSet]
-    let configuration: StoreConfiguration
+    let configuration: SQLiteStoreConfiguration
 
     /// What the sets say about the history: status, validation, pending files.
     var plan: MigrationPlan { MigrationPlan(sets: sets) }
 
     /// Does what `policy` says at open (``MigrationRunner/run(_:)``), after checking the backups' keep count.
-    func open(policy: StoreConfiguration.MigrationPolicy) throws {
+    func open(policy: SQLiteStoreConfiguration.MigrationPolicy) throws {
         if let kept = configuration.keptMigrationBackups { try MigrationBackup.checkKeepCount(kept) }
         try run(policy)
     }
@@ -109,7 +109,7 @@ struct Migrator: MigrationRunner {
     /// Refuses a file that belongs to another application (a different non-zero application id).
     func checkStoreIdentity() throws {
         let id = try applicationID()
-        guard id == 0 || id == Store.applicationID else {
+        guard id == 0 || id == SQLiteStore.applicationID else {
             throw StoreError(
                 .notAStore,
                 "\(path ?? ":memory:") is not an ObservableStore store (application_id 0x\(String(UInt32(bitPattern: id), radix: 16)))")
@@ -121,7 +121,7 @@ struct Migrator: MigrationRunner {
     /// Creates the history table and sets the application id, unless both are there already: a write to a
     /// store in use that the change log does not explain would look like another program's to other processes.
     private func bootstrap() throws {
-        guard try !historyTableExists() || applicationID() != Store.applicationID else { return }
+        guard try !historyTableExists() || applicationID() != SQLiteStore.applicationID else { return }
         try connection.inTransaction {
             try StoreError.wrapping { try connection.execute(Migrator.bootstrapSQL) }
             if try ChangeLog.hasMarkers(on: connection) { try ChangeLog.bumpBookkeeping(on: connection) }

@@ -7,17 +7,17 @@ import ObservableStoreCore
 /// ```swift
 /// try StoreMigrator.migrate(path: path, upTo: 1)          // only 0001_create_nodes
 /// // … insert rows the way version 1 expects …
-/// let store = try Store(path: path)                          // applies 0002… and keeps the rows
+/// let store = try SQLiteStore(path: path)                          // applies 0002… and keeps the rows
 /// ```
 public enum StoreMigrator {
     /// Creates or opens the store at `path` and applies the migrations of `set` up to `version`
     /// (sets listed before `set` fully, later ones not at all), then closes it.
     public static func migrate(
         path: String, upTo version: Int, set: String = MigrationSet.storeSetName,
-        configuration: StoreConfiguration = StoreConfiguration()
+        configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration()
     ) throws {
         var configuration = configuration
         configuration.migrationPolicy = .migrateUpTo(version: version, set: set)
-        try Store(path: path, configuration: configuration).close()
+        try SQLiteStore(path: path, configuration: configuration).close()
     }
 }

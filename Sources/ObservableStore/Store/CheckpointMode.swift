@@ -1,5 +1,5 @@
 import ObservableStoreCore
-/// How far ``Store/checkpoint(_:)`` goes in copying the write-ahead log (WAL) into the database file.
+/// How far ``SQLiteStore/checkpoint(_:)`` goes in copying the write-ahead log (WAL) into the database file.
 ///
 /// The corresponding C constants are `SQLITE_CHECKPOINT_PASSIVE`, `_FULL`, `_RESTART` and `_TRUNCATE`.
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>

@@ -1,5 +1,5 @@
 import ObservableStoreCore
-/// What a WAL checkpoint found and did (``Store/checkpoint(_:)``).
+/// What a WAL checkpoint found and did (``SQLiteStore/checkpoint(_:)``).
 ///
 /// For example:
 ///

@@ -4,7 +4,7 @@ import StoreSQLite
 
 /// A write's way from BEGIN to the listeners, on the writer connection: the transaction, the check for a
 /// foreign write, the change log's row before COMMIT, COMMIT, the publication of the commit, and pruning
-/// the log when due. ``Store`` takes the writer's turn (``SerializedWriter``) and hands it the ``Writer``;
+/// the log when due. ``SQLiteStore`` takes the writer's turn (``SerializedWriter``) and hands it the ``Writer``;
 /// everything here runs with the writer's lock held.
 ///
 /// Every transaction of the writer (a write, pruning, the logging of a foreign write) goes through
@@ -26,11 +26,11 @@ struct CommitPipeline: Sendable {
     /// Runs `body` as one write transaction on `writer` (whose lock the caller holds) and commits: logs a
     /// foreign write first if there was one, appends the commit's changes to the log, commits, publishes
     /// them, and prunes the log when due. If `body` throws, everything is rolled back and nothing is published.
-    func run<T>(on writer: Writer, origin: String?, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
+    func run<T>(on writer: Writer, origin: String?, _ body: (SQLiteTransaction) throws -> T) throws -> CommittedWrite<T> {
         let connection = writer.connection
         writer.capture.reset()
         writer.sizeCapturePieces()
-        let transaction = Transaction(
+        let transaction = SQLiteTransaction(
             connection: connection, kind: .write, capture: writer.capture, timestamps: writer.timestamps,
             recordStatements: writer.recordStatements)
         defer {
@@ -132,11 +132,11 @@ struct CommitPipeline: Sendable {
     /// Prunes the change log in its own transaction on the writer. A failure is logged, not thrown:
     /// the commit that triggered it succeeded.
     private func pruneAfterCommit(on writer: Writer) {
-        let transaction = Transaction(connection: writer.connection, kind: .write, capture: nil)
+        let transaction = SQLiteTransaction(connection: writer.connection, kind: .write, capture: nil)
         defer { transaction.end() }
         do {
             _ = try self.transaction(on: writer) {
-                let deleted = try Store.prune(transaction, policy: retention)
+                let deleted = try SQLiteStore.prune(transaction, policy: retention)
                 writer.foreignWrites.noteBookkeepingWrite()
                 return (deleted, nil)
             }

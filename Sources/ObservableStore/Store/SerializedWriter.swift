@@ -69,7 +69,7 @@ final class SerializedWriter: @unchecked Sendable {
         guard !isInsideWrite else {
             throw StoreError(
                 .transactionMisuse,
-                "write called inside a write: use the Transaction you were given, or a savepoint")
+                "write called inside a write: use the transaction you were given, or a savepoint")
         }
         if waiting.load(ordering: .relaxed) == 0, lock.try() {
             defer { lock.unlock() }
@@ -90,7 +90,7 @@ final class SerializedWriter: @unchecked Sendable {
                 throw StoreError(
                     .transactionMisuse,
                     "read called inside another transaction of an in-memory store (it reads on the writer): use the "
-                        + "Transaction you were given")
+                        + "transaction you were given")
             }
             return try body(writer)
         }

@@ -6,7 +6,7 @@ import Synchronization
 #endif
 
 /// A thread kept warm for listener deliveries: it runs a listener's drain as soon as one is handed to
-/// it, then keeps looking for the next one for its spin window (the SQLite engine's `StoreConfiguration.deliverySpinWindow`)
+/// it, then keeps looking for the next one for its spin window (the SQLite engine's `SQLiteStoreConfiguration.deliverySpinWindow`)
 /// before it sleeps.
 ///
 /// Why: waking a sleeping thread (what `DispatchQueue.global().async` does when its workers are idle)

@@ -21,7 +21,7 @@ package final class Listener: Sendable {
     /// Called for each event; returns false when the listener's owner is gone (the listener then removes itself).
     private let handler: @Sendable (StoreEvent) throws -> Bool
     private let logger: Logger
-    /// The engine's listener error handler (the SQLite engine's `StoreConfiguration.listenerErrorHandler`):
+    /// The engine's listener error handler (the SQLite engine's `SQLiteStoreConfiguration.listenerErrorHandler`):
     /// told about each error the handler throws.
     private let errorHandler: (@Sendable (String, any Error) -> Void)?
     /// The delivery thread, and whether the current thread may wait for the handler.

@@ -1,6 +1,6 @@
 /// Owns a listener's lifetime: `cancel()` it, or let it go, and delivery stops.
 ///
-/// The exception is the token of `Store.listen(_:owner:filter:options:handler:)`: there the owner
+/// The exception is the token of `SQLiteStore.listen(_:owner:filter:options:handler:)`: there the owner
 /// controls the lifetime, and releasing the token leaves the listener alone; `cancel()` still removes it.
 ///
 /// For example:
@@ -8,7 +8,7 @@
 /// ```swift
 /// final class DetailView {
 ///     var token: ListenerToken?
-///     func show(_ store: Store) {
+///     func show(_ store: SQLiteStore) {
 ///         token = store.listen("detail-view", to: NodeVO.self) { event in /* … */ }
 ///     }   // releasing the view releases the token, which removes the listener
 /// }

@@ -1,4 +1,4 @@
-/// What an engine's `writeReturningCommit(origin:_:)` returns (the SQLite `Store`'s, the `PostgresStore`'s): the
+/// What an engine's `writeReturningCommit(origin:_:)` returns (the SQLite `SQLiteStore`'s, the `PostgresStore`'s): the
 /// closure's value and the commit's sequence.
 public struct CommittedWrite<Value> {
     /// What the write's closure returned.

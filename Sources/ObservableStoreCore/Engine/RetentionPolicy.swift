@@ -9,7 +9,7 @@
 /// For example:
 ///
 /// ```swift
-/// var configuration = StoreConfiguration()
+/// var configuration = SQLiteStoreConfiguration()
 /// configuration.retention = RetentionPolicy(minimumKeptCommits: 10_000, minimumKeptAge: .seconds(86_400))
 /// ```
 public struct RetentionPolicy: Sendable, Equatable {

@@ -1,7 +1,7 @@
 /// What a storage engine provides to the core, for the parts of observation that read the store:
 /// bind-and-fire (a value, then its changes) and durable listeners (a cursor in the store).
 ///
-/// An engine (the SQLite one is `Store`, in the `ObservableStore` module) keeps a change log: every commit
+/// An engine (the SQLite one is `SQLiteStore`, in the `ObservableStore` module) keeps a change log: every commit
 /// gets the next sequence number, gap-free, in commit order, and its changes are read back as
 /// ``ChangeLogEntry`` values. It also drives delivery, the other half of the contract:
 ///
@@ -18,7 +18,7 @@
 package protocol StoreEngine: AnyObject, Sendable {
     /// The engine's change-log entry.
     associatedtype Entry: ChangeLogEntry
-    /// What a snapshot read hands its body (the SQLite engine's `Transaction`).
+    /// What a snapshot read hands its body (the SQLite engine's `SQLiteTransaction`).
     associatedtype Snapshot
 
     /// Runs `body` on one consistent snapshot; returns its value and which commits the snapshot reflects (on

@@ -59,7 +59,7 @@ public struct Commit: Sendable, Equatable {
     /// Whether this log entry stands for a write made by a program that does not log its changes (the
     /// `sqlite3` shell, another library): no changes are known. Listeners receive it as
     /// `.resync(.externalChange)`; it shows as a commit only where the log is read directly
-    /// (`Store.commits(after:limit:)`).
+    /// (`SQLiteStore.commits(after:limit:)`).
     public let isExternalChange: Bool
     /// Which piece of the commit this is: ``Piece/whole`` unless the transaction was logged in pieces.
     public let piece: Piece

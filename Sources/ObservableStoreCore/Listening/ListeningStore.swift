@@ -1,6 +1,6 @@
 import Foundation
 
-/// A store whose commits reach named listeners: `Store` (SQLite) and `PostgresStore` conform, and the listening API
+/// A store whose commits reach named listeners: `SQLiteStore` (SQLite) and `PostgresStore` conform, and the listening API
 /// (``listen(_:filter:options:handler:)``, ``removeListener(_:)``, ``listenerNames``, ``changes(filter:bufferSize:)``)
 /// is written once, here, for both. Code that only listens can take `some ListeningStore` and work on either engine.
 ///

@@ -3,7 +3,7 @@ import Observation
 /// The records a query selects, kept current as an `@Observable` model: SwiftUI views,
 /// `withObservationTracking` and `Observations { }` see each change.
 ///
-/// It works on either engine: `LiveQuery(query, in: store)` takes the SQLite `Store` or a `PostgresStore`.
+/// It works on either engine: `LiveQuery(query, in: store)` takes the SQLite `SQLiteStore` or a `PostgresStore`.
 ///
 /// The records are read once when the model is made, then again after each commit (of this process or
 /// another, or another host on PostgreSQL) that changes them, with the rules of `store.values(of:)`: never
@@ -27,8 +27,8 @@ import Observation
 /// ```swift
 /// @MainActor final class NodeList {
 ///     let nodes: LiveQuery<NodeVO>
-///     init(store: Store) {
-///         nodes = LiveQuery(Query<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
+///     init(store: SQLiteStore) {
+///         nodes = LiveQuery(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
 ///     }
 ///     var names: [String] { nodes.records.map(\.name) }   // tracked by SwiftUI and Observations
 /// }
@@ -66,7 +66,7 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
     }
 
     /// The query the model follows.
-    @ObservationIgnored public let query: Query<R>
+    @ObservationIgnored public let query: RecordQuery<R>
 
     /// The actor on which the model's properties change, and are read.
     @ObservationIgnored public let actor: any Actor
@@ -83,7 +83,7 @@ public final class LiveQuery<R: Record>: @unchecked Sendable {
     /// records and the commit sequence they reflect, on the calling thread. When either throws, the model starts
     /// with no records and ``error`` set, and does not observe.
     package init(
-        _ query: Query<R>, on actor: any Actor, isSame: @escaping @Sendable ([R], [R]) -> Bool,
+        _ query: RecordQuery<R>, on actor: any Actor, isSame: @escaping @Sendable ([R], [R]) -> Bool,
         values: () throws -> ObservedValues<[R]>, snapshot: () throws -> (value: [R], position: SnapshotPosition)
     ) {
         self.query = query

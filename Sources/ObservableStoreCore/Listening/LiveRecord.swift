@@ -3,7 +3,7 @@ import Observation
 /// One record, by primary key, kept current as an `@Observable` model: SwiftUI views,
 /// `withObservationTracking` and `Observations { }` see each change.
 ///
-/// It works on either engine: `LiveRecord(type, key: key, in: store)` takes the SQLite `Store` or a
+/// It works on either engine: `LiveRecord(type, key: key, in: store)` takes the SQLite `SQLiteStore` or a
 /// `PostgresStore`.
 ///
 /// The record is read once when the model is made, then again after each commit (of this process or
@@ -19,7 +19,7 @@ import Observation
 /// ```swift
 /// @MainActor final class ProfileHeader {
 ///     let me: LiveRecord<UserInfo>
-///     init(store: Store) { me = LiveRecord(UserInfo.self, key: "me", in: store) }
+///     init(store: SQLiteStore) { me = LiveRecord(UserInfo.self, key: "me", in: store) }
 ///     var title: String { me.record?.name ?? "Signed out" }
 /// }
 /// ```

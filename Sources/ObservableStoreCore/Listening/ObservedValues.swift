@@ -10,7 +10,7 @@
 /// For example:
 ///
 /// ```swift
-/// for try await nodes in try store.values(of: Query<NodeVO>().filter("x", .greaterThan, 100)) {
+/// for try await nodes in try store.values(of: RecordQuery<NodeVO>().filter("x", .greaterThan, 100)) {
 ///     print(nodes.sequence, nodes.value.map(\.name))
 /// }
 /// ```

@@ -1,4 +1,4 @@
-/// How a ``Query`` compares a column with a value (`Query.Comparison`).
+/// How a ``RecordQuery`` compares a column with a value (`RecordQuery.Comparison`).
 public enum QueryComparison: String, Sendable {
     /// `=`
     case equal = "="

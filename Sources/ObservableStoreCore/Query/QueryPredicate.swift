@@ -1,4 +1,4 @@
-/// One typed condition of a ``Query``, as data: what an engine needs to evaluate it on a row in memory
+/// One typed condition of a ``RecordQuery``, as data: what an engine needs to evaluate it on a row in memory
 /// (the SQLite engine's observed values skip a commit whose rows cannot match without reading).
 package enum QueryPredicate: Sendable, Equatable {
     /// `column <comparison> value`.

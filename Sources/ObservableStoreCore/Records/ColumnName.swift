@@ -1,7 +1,7 @@
 /// A column named by a string: the ``Record/Columns`` of a record that declares no column type.
 ///
 /// It is deliberately not `ExpressibleByStringLiteral`, so that `filter("x", …)` keeps choosing the string
-/// forms of ``Query``; a record with typed columns declares `typealias Columns = CodingKeys`.
+/// forms of ``RecordQuery``; a record with typed columns declares `typealias Columns = CodingKeys`.
 public struct ColumnName: CodingKey, Hashable, Sendable {
     /// The column's name.
     public let stringValue: String

@@ -55,7 +55,7 @@ public struct NodeVO: Record, Equatable, Hashable {
     /// Sets ``id`` from the rowid SQLite assigned.
     public mutating func didInsert(rowID: Int64) { id = rowID }
 
-    /// The node's columns: `Query<NodeVO>().filter(.x, .greaterThan, 12).order(by: .name)`.
+    /// The node's columns: `RecordQuery<NodeVO>().filter(.x, .greaterThan, 12).order(by: .name)`.
     public typealias Columns = CodingKeys
 
     /// The columns of `nodes`, one case per stored property (the column names are the raw values).
@@ -80,7 +80,7 @@ public struct NodeVO: Record, Equatable, Hashable {
         case updatedAt = "updated_at"
     }
 
-    /// The node's columns as typed properties, for key-path filters: `Query<NodeVO>().filter(\.x, .greaterThan, 12)`.
+    /// The node's columns as typed properties, for key-path filters: `RecordQuery<NodeVO>().filter(\.x, .greaterThan, 12)`.
     public struct ColumnPaths: Sendable {
         /// `id`
         public var id: TypedColumn<Int64> { TypedColumn(Columns.id) }

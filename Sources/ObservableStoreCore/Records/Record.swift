@@ -21,18 +21,18 @@ import Foundation
 ///     mutating func didInsert(rowID: Int64) { id = rowID }
 /// }
 ///
-/// let titled = Query<Note>().filter(.title, equals: "Groceries")   // `.titel` does not compile
+/// let titled = RecordQuery<Note>().filter(.title, equals: "Groceries")   // `.titel` does not compile
 /// ```
 ///
 /// An `Identifiable` record whose `ID` is ``DatabaseValueConvertible`` needs no `Key`: it is its `ID`.
 public protocol Record: Codable, Sendable {
     /// The type of the primary key value, e.g. `Int64` or `String`; the `ID` of an `Identifiable` record.
     associatedtype Key: DatabaseValueConvertible
-    /// The record's columns, for typed filters, orders and column lists (`Query<NodeVO>().order(by: .name)`):
+    /// The record's columns, for typed filters, orders and column lists (`RecordQuery<NodeVO>().order(by: .name)`):
     /// usually its `CodingKeys`. ``ColumnName`` (any name, given as a string) when the type does not say.
     associatedtype Columns: CodingKey = ColumnName
     /// A type with one ``TypedColumn`` property per column, the root of key-path filters
-    /// (`Query<NodeVO>().filter(\.x, .greaterThan, 12)`); ``NoColumnPaths`` (no key-path filters) by default.
+    /// (`RecordQuery<NodeVO>().filter(\.x, .greaterThan, 12)`); ``NoColumnPaths`` (no key-path filters) by default.
     associatedtype ColumnPaths: Sendable = NoColumnPaths
 
     /// The table's name.

@@ -4,9 +4,9 @@
 /// For example:
 ///
 /// ```swift
-/// let right = Query<NodeVO>().filter(\.x, .greaterThan, 12).order(by: \.name)
-/// // Query<NodeVO>().filter(\.x, .greaterThan, "12")   does not compile: x holds a Double
-/// // Query<NodeVO>().filter(\.area, .greaterThan, 12)  does not compile: no column `area`
+/// let right = RecordQuery<NodeVO>().filter(\.x, .greaterThan, 12).order(by: \.name)
+/// // RecordQuery<NodeVO>().filter(\.x, .greaterThan, "12")   does not compile: x holds a Double
+/// // RecordQuery<NodeVO>().filter(\.area, .greaterThan, 12)  does not compile: no column `area`
 /// ```
 public struct TypedColumn<Value: DatabaseValueConvertible>: Sendable, Hashable {
     /// The column's name in the table.

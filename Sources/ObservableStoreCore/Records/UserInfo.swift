@@ -33,7 +33,7 @@ public struct UserInfo: Record, Equatable, Hashable {
         self.updatedAt = (updatedAt ?? createdAt).truncatedToMilliseconds
     }
 
-    /// The user's columns: `Query<UserInfo>().filter(.hairColor, equals: "brown")`.
+    /// The user's columns: `RecordQuery<UserInfo>().filter(.hairColor, equals: "brown")`.
     public typealias Columns = CodingKeys
 
     /// The columns of `user_info`, one case per stored property (the column names are the raw values).
@@ -50,7 +50,7 @@ public struct UserInfo: Record, Equatable, Hashable {
         case updatedAt = "updated_at"
     }
 
-    /// The user's columns as typed properties, for key-path filters: `Query<UserInfo>().filter(\.name, equals: "Ada")`.
+    /// The user's columns as typed properties, for key-path filters: `RecordQuery<UserInfo>().filter(\.name, equals: "Ada")`.
     public struct ColumnPaths: Sendable {
         /// `id`
         public var id: TypedColumn<String> { TypedColumn(Columns.id) }

@@ -1,5 +1,5 @@
 /// What opening a store does about migrations: the same cases on every engine (the SQLite engine's
-/// `StoreConfiguration.migrationPolicy`, the PostgreSQL engine's `PostgresStoreConfiguration.migrationPolicy`).
+/// `SQLiteStoreConfiguration.migrationPolicy`, the PostgreSQL engine's `PostgresStoreConfiguration.migrationPolicy`).
 public enum MigrationPolicy: Sendable, Equatable {
     /// Validate the history, then apply every pending migration of every set. The default.
     case migrate

@@ -11,7 +11,7 @@ import Foundation
 /// let billing = try MigrationSet(name: "billing", migrations: [
 ///     Migration(version: 1, name: "create_invoices", sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL NOT NULL);"),
 /// ])
-/// var configuration = StoreConfiguration()
+/// var configuration = SQLiteStoreConfiguration()
 /// configuration.migrationSets = [billing]
 /// ```
 public struct MigrationSet: Sendable {

@@ -5,7 +5,7 @@ package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransa
 
     /// How `values(of:)` keeps `query`'s records current: by default, each commit to its table reads them again.
     /// The SQLite engine evaluates most commits against the held result instead.
-    func observation<R: Record>(of query: Query<R>) -> QueryObservation<Snapshot, R>
+    func observation<R: Record>(of query: RecordQuery<R>) -> QueryObservation<Snapshot, R>
 
     /// Runs `body`, which runs exactly one statement, in a read snapshot: an engine may skip BEGIN and COMMIT, since
     /// one statement is its own snapshot. ``Repository``'s reads.
@@ -52,7 +52,7 @@ package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransa
 
 extension RecordEngine {
     /// Each commit to the query's table reads the records again.
-    package func observation<R: Record>(of query: Query<R>) -> QueryObservation<Snapshot, R> {
+    package func observation<R: Record>(of query: RecordQuery<R>) -> QueryObservation<Snapshot, R> {
         QueryObservation(fetch: { tx in try tx.fetchAll(query) }, apply: { _ in .refetch })
     }
 

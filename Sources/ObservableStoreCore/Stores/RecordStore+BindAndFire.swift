@@ -56,7 +56,7 @@ extension RecordStore {
     /// only when a commit cannot be applied; on PostgreSQL each commit to the table reads it again, and values
     /// coalesce. Use ``ListeningStore/listen(_:filter:options:handler:)`` for every individual change.
     public func bindAndFire<R: Record>(
-        _ name: String, query: Query<R>, options: ListenerOptions = ListenerOptions(),
+        _ name: String, query: RecordQuery<R>, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable ([R]) -> Void
     ) throws -> ListenerToken {
         let observation = engineHandle.engine.observation(of: query)

@@ -4,7 +4,7 @@ extension LiveQuery {
     ///
     /// Reads the records before it returns (on the calling thread). When that read fails, or the store is closed,
     /// the model starts with no records and ``error`` set, and does not observe.
-    public convenience init(_ query: Query<R>, in store: some RecordStore, on actor: any Actor = MainActor.shared)
+    public convenience init(_ query: RecordQuery<R>, in store: some RecordStore, on actor: any Actor = MainActor.shared)
     where R: Equatable {
         self.init(
             query, on: actor, isSame: ==, values: { try store.values(of: query) },
@@ -16,7 +16,7 @@ extension LiveQuery {
     ///
     /// Reads the records before it returns (on the calling thread). When that read fails, or the store is closed,
     /// the model starts with no records and ``error`` set, and does not observe.
-    public convenience init(_ query: Query<R>, in store: some RecordStore, on actor: any Actor = MainActor.shared) {
+    public convenience init(_ query: RecordQuery<R>, in store: some RecordStore, on actor: any Actor = MainActor.shared) {
         self.init(
             query, on: actor, isSame: RowEncoder.sameRecords, values: { try store.values(of: query) },
             snapshot: { try store.engineHandle.engine.readSnapshot { tx in try tx.fetchAll(query) } })

@@ -9,12 +9,12 @@ extension RecordStore {
     /// engine reads the query again after each commit to its table (one snapshot read; values coalesce under a
     /// burst). A read that fails ends the sequence with its error; this throws when the store cannot be read at all
     /// (closed).
-    public func values<R: Record & Equatable>(of query: Query<R>) throws -> ObservedValues<[R]> {
+    public func values<R: Record & Equatable>(of query: RecordQuery<R>) throws -> ObservedValues<[R]> {
         try observe(engineHandle.engine.observation(of: query), isSame: ==)
     }
 
     /// The same for a record type that is not `Equatable`: its records are compared by the values of their columns.
-    public func values<R: Record>(of query: Query<R>) throws -> ObservedValues<[R]> {
+    public func values<R: Record>(of query: RecordQuery<R>) throws -> ObservedValues<[R]> {
         try observe(engineHandle.engine.observation(of: query), isSame: RowEncoder.sameRecords)
     }
 
@@ -48,7 +48,7 @@ extension RecordStore {
     /// }
     /// let overviews = try store.observe(tracking: { tx in
     ///     Overview(
-    ///         farNodes: try tx.fetchAll(Query<NodeVO>().filter("x", .greaterThan, 100.0)),
+    ///         farNodes: try tx.fetchAll(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0)),
     ///         userCount: try tx.fetchValue("SELECT count(*) FROM user_info", []).flatMap(Int.fromDatabaseValue) ?? 0)
     /// })
     /// for try await overview in overviews {

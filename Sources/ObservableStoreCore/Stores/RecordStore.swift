@@ -1,4 +1,4 @@
-/// A store of records on either engine: `Store` (SQLite) and `PostgresStore` conform. Reads, writes, the listening
+/// A store of records on either engine: `SQLiteStore` (SQLite) and `PostgresStore` conform. Reads, writes, the listening
 /// API of ``ListeningStore``, bind-and-fire, observed values (`values(of:)`) and the live models are
 /// the same on both, so code that takes `some RecordStore` works on either engine.
 ///
@@ -11,7 +11,7 @@
 /// What only one engine has (SQLite's checkpoints and backups, PostgreSQL's `installCapture`) stays on the
 /// engine's type. Only the library's stores conform: ``engineHandle`` cannot be made outside it.
 public protocol RecordStore: ListeningStore {
-    /// The engine's transaction: `Transaction` on SQLite, `PostgresTransaction` on PostgreSQL.
+    /// The engine's transaction: `SQLiteTransaction` on SQLite, `PostgresTransaction` on PostgreSQL.
     associatedtype Transaction: StoreTransaction
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.

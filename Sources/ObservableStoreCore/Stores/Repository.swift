@@ -64,7 +64,7 @@ public struct Repository<R: Record>: Sendable {
 
     /// Deletes what `query` selects; returns how many rows.
     @discardableResult
-    public func deleteAll(_ query: Query<R>) throws -> Int {
+    public func deleteAll(_ query: RecordQuery<R>) throws -> Int {
         try store.repositoryWrite(origin: origin) { try $0.deleteAll(query) }
     }
 
@@ -72,13 +72,13 @@ public struct Repository<R: Record>: Sendable {
     public func fetch(_ key: R.Key) throws -> R? { try fetchByKey(key) }
 
     /// Every record `query` selects (all of them by default).
-    public func fetchAll(_ query: Query<R> = Query()) throws -> [R] { try store.repositoryRead { try $0.fetchAll(query) } }
+    public func fetchAll(_ query: RecordQuery<R> = RecordQuery()) throws -> [R] { try store.repositoryRead { try $0.fetchAll(query) } }
 
     /// The first record `query` selects, or nil.
-    public func fetchOne(_ query: Query<R>) throws -> R? { try store.repositoryRead { try $0.fetchOne(query) } }
+    public func fetchOne(_ query: RecordQuery<R>) throws -> R? { try store.repositoryRead { try $0.fetchOne(query) } }
 
     /// How many records `query` selects (all of them by default).
-    public func count(_ query: Query<R> = Query()) throws -> Int { try store.repositoryRead { try $0.count(query) } }
+    public func count(_ query: RecordQuery<R> = RecordQuery()) throws -> Int { try store.repositoryRead { try $0.count(query) } }
 }
 
 extension RecordStore {

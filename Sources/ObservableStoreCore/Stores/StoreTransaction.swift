@@ -1,4 +1,4 @@
-/// A transaction of either engine: what a `read` or `write` closure is given. `Transaction` (SQLite) and
+/// A transaction of either engine: what a `read` or `write` closure is given. `SQLiteTransaction` and
 /// `PostgresTransaction` conform, with the same names and the same behaviour, so code written against
 /// `some StoreTransaction` (or a ``RecordStore``'s `Transaction`) works on both.
 ///
@@ -38,17 +38,17 @@ public protocol StoreTransaction: AnyObject {
     func delete<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> Bool
     /// Deletes what `query` selects; returns how many rows.
     @discardableResult
-    func deleteAll<R: Record>(_ query: Query<R>) throws -> Int
+    func deleteAll<R: Record>(_ query: RecordQuery<R>) throws -> Int
     /// The record of `type` with primary key `key`, or nil.
     func fetch<R: Record>(_ type: R.Type, key: R.Key) throws -> R?
     /// The record of `type` with primary key value `key`, or nil.
     func fetch<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> R?
     /// Every record `query` selects.
-    func fetchAll<R: Record>(_ query: Query<R>) throws -> [R]
+    func fetchAll<R: Record>(_ query: RecordQuery<R>) throws -> [R]
     /// The first record `query` selects, or nil.
-    func fetchOne<R: Record>(_ query: Query<R>) throws -> R?
+    func fetchOne<R: Record>(_ query: RecordQuery<R>) throws -> R?
     /// How many records `query` selects.
-    func count<R: Record>(_ query: Query<R>) throws -> Int
+    func count<R: Record>(_ query: RecordQuery<R>) throws -> Int
 
     // MARK: SQL
 

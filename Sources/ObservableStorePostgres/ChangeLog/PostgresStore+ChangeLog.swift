@@ -9,7 +9,7 @@ extension PostgresStore {
     /// ``/ObservableStoreCore/Commit/isExternalChange`` (no row images; listeners get a resync).
     package func loggedCommits(from sequence: Int64, piece: Int, limit: Int) throws -> [Commit] {
         try withSnapshot { connection in
-            try ServerLogReader(connection: connection, layouts: observation.layouts)
+            try PostgresLogReader(connection: connection, layouts: observation.layouts)
                 .entries(after: sequence - 1, through: nil, limit: limit).map { try $0.decoded() }
         }
     }
@@ -28,7 +28,7 @@ extension PostgresStore {
     /// The last sequence `policy` lets go, as SQLite's store computes it: older than both floors, never past the
     /// slowest durable cursor unless it lags more than the hard cap.
     private func pruningBound(policy: RetentionPolicy, on connection: ServerConnection) throws -> Int64 {
-        let last = try ServerLogReader.head(on: connection)
+        let last = try PostgresLogReader.head(on: connection)
         var bound = last
         if let minimumKeptCommits = policy.minimumKeptCommits { bound = min(bound, last - Int64(minimumKeptCommits)) }
         if let minimumKeptAge = policy.minimumKeptAge, bound > 0 {

@@ -6,12 +6,12 @@ import ObservableStoreCore
 /// has, it has nothing (the publisher stops there, and the next read goes on from there).
 struct PrefetchedLog: ChangeLogReading {
     /// Consecutive commits, oldest first.
-    let entries: [ServerLogEntry]
+    let entries: [PostgresLogEntry]
     /// The last sequence the log had assigned when they were read.
     let last: Int64
 
     /// The entries after `sequence` (through `last`), at most `limit`.
-    func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [ServerLogEntry] {
+    func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [PostgresLogEntry] {
         Array(entries.lazy.filter { $0.sequence > sequence && $0.sequence <= (last ?? .max) }.prefix(limit))
     }
 
@@ -19,6 +19,6 @@ struct PrefetchedLog: ChangeLogReading {
     func lastSequence() throws -> Int64 { last }
 
     /// Commits are never logged in pieces here.
-    func piece(_ index: Int, of sequence: Int64) throws -> ServerLogEntry? { nil }
+    func piece(_ index: Int, of sequence: Int64) throws -> PostgresLogEntry? { nil }
 }
 #endif

@@ -8,7 +8,7 @@ extension PostgresStore {
     /// ``/ObservableStoreCore/StoreError/Code/busy`` when the commit is already acknowledged (another consumer took
     /// over the name meanwhile): roll the transaction back.
     package func acknowledge(_ delivery: DurableCommit, on connection: ServerConnection) throws {
-        try ServerDurableCursor.acknowledge(delivery.listenerName, delivery.commit.sequence, on: connection)
+        try PostgresDurableCursor.acknowledge(delivery.listenerName, delivery.commit.sequence, on: connection)
         delivery.acknowledged.value = true
     }
 }
@@ -34,7 +34,7 @@ extension DurableCommit {
     /// ```
     public func acknowledge(in transaction: PostgresTransaction) throws {
         try transaction.checkActive()
-        try ServerDurableCursor.acknowledge(listenerName, commit.sequence, on: transaction.connection)
+        try PostgresDurableCursor.acknowledge(listenerName, commit.sequence, on: transaction.connection)
         acknowledged.value = true
     }
 }

@@ -4,22 +4,22 @@ import ObservableStoreCore
 import StorePostgres
 
 // The PostgreSQL engine's durable listeners: cursors in `_store_listeners`, one consumer per name across hosts (a
-// ``ServerDurableClaim``); the public API is the core's `RecordStore+Durable`.
+// ``PostgresDurableClaim``); the public API is the core's `RecordStore+Durable`.
 extension PostgresStore {
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void
     ) throws -> any DurableConsumer {
         try pool.withConnection { connection in
-            let initial = start == .now ? try ServerLogReader.head(on: connection) : 0
-            _ = try ServerDurableCursor.claim(name, initial: initial, on: connection)
+            let initial = start == .now ? try PostgresLogReader.head(on: connection) : 0
+            _ = try PostgresDurableCursor.claim(name, initial: initial, on: connection)
         }
-        return ServerDurableClaim(name: name, filter: filter, store: self, handler: handler)
+        return PostgresDurableClaim(name: name, filter: filter, store: self, handler: handler)
     }
 
     package func durableListenerInfos() throws -> [DurableListenerInfo] {
         try withSnapshot { connection in
-            let last = try ServerLogReader.head(on: connection)
+            let last = try PostgresLogReader.head(on: connection)
             return try connection.query(
                 "SELECT name, cursor_seq, updated_at FROM _store_listeners ORDER BY name"
             ).namedRows.map { row in

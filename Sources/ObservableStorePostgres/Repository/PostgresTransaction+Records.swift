@@ -2,7 +2,7 @@
 import ObservableStoreCore
 import StorePostgres
 
-// The record API, with the SQLite `Transaction`'s names and signatures. Records are encoded and decoded by the core's
+// The record API, with the SQLite `SQLiteTransaction`'s names and signatures. Records are encoded and decoded by the core's
 // coders; each value is bound for its column's type (``TableColumns``).
 extension PostgresTransaction {
     /// Inserts `record` and returns it as stored: `didInsert(rowID:)` has set a key the table assigned (an identity or
@@ -161,17 +161,17 @@ extension PostgresTransaction {
 
     /// Deletes every record `query` selects; returns how many were deleted.
     @discardableResult
-    public func deleteAll<R: Record>(_ query: Query<R>) throws -> Int {
+    public func deleteAll<R: Record>(_ query: RecordQuery<R>) throws -> Int {
         try perform(Self.deletion(query))
     }
 
     /// Deletes every record `query` selects, as the blocking form does.
     @discardableResult
-    nonisolated(nonsending) public func deleteAll<R: Record>(_ query: Query<R>) async throws -> Int {
+    nonisolated(nonsending) public func deleteAll<R: Record>(_ query: RecordQuery<R>) async throws -> Int {
         try await perform(Self.deletion(query))
     }
 
-    private static func deletion<R: Record>(_ query: Query<R>) -> TransactionStatement<Int> {
+    private static func deletion<R: Record>(_ query: RecordQuery<R>) -> TransactionStatement<Int> {
         TransactionStatement(table: R.tableName) { columns in
             var renderer = QueryRenderer(query, columns: columns)
             let whereSQL = try renderer.whereClause()
@@ -213,26 +213,26 @@ extension PostgresTransaction {
     }
 
     /// Every record `query` selects, in its order.
-    public func fetchAll<R: Record>(_ query: Query<R>) throws -> [R] {
+    public func fetchAll<R: Record>(_ query: RecordQuery<R>) throws -> [R] {
         try perform(Self.selection(query))
     }
 
     /// Every record `query` selects, in its order, as the blocking form returns them.
-    nonisolated(nonsending) public func fetchAll<R: Record>(_ query: Query<R>) async throws -> [R] {
+    nonisolated(nonsending) public func fetchAll<R: Record>(_ query: RecordQuery<R>) async throws -> [R] {
         try await perform(Self.selection(query))
     }
 
     /// The first record `query` selects, or nil.
-    public func fetchOne<R: Record>(_ query: Query<R>) throws -> R? {
+    public func fetchOne<R: Record>(_ query: RecordQuery<R>) throws -> R? {
         try fetchAll(query.limit(1)).first
     }
 
     /// The first record `query` selects, or nil, as the blocking form returns it.
-    nonisolated(nonsending) public func fetchOne<R: Record>(_ query: Query<R>) async throws -> R? {
+    nonisolated(nonsending) public func fetchOne<R: Record>(_ query: RecordQuery<R>) async throws -> R? {
         try await fetchAll(query.limit(1)).first
     }
 
-    private static func selection<R: Record>(_ query: Query<R>) -> TransactionStatement<[R]> {
+    private static func selection<R: Record>(_ query: RecordQuery<R>) -> TransactionStatement<[R]> {
         TransactionStatement(table: R.tableName) { columns in
             var renderer = QueryRenderer(query, columns: columns)
             let whereSQL = try renderer.whereClause()
@@ -242,16 +242,16 @@ extension PostgresTransaction {
     }
 
     /// How many records `query` selects.
-    public func count<R: Record>(_ query: Query<R>) throws -> Int {
+    public func count<R: Record>(_ query: RecordQuery<R>) throws -> Int {
         try perform(Self.counting(query))
     }
 
     /// How many records `query` selects, as the blocking form counts them.
-    nonisolated(nonsending) public func count<R: Record>(_ query: Query<R>) async throws -> Int {
+    nonisolated(nonsending) public func count<R: Record>(_ query: RecordQuery<R>) async throws -> Int {
         try await perform(Self.counting(query))
     }
 
-    private static func counting<R: Record>(_ query: Query<R>) -> TransactionStatement<Int> {
+    private static func counting<R: Record>(_ query: RecordQuery<R>) -> TransactionStatement<Int> {
         TransactionStatement(table: R.tableName) { columns in
             var renderer = QueryRenderer(query, columns: columns)
             let whereSQL = try renderer.whereClause()

@@ -3,7 +3,7 @@ import ObservableStoreCore
 import StorePostgres
 
 // Statements a caller brings as text (storectl's `query` and `--where`): inspected, and run with named arguments,
-// with the names and signatures of the SQLite engine's `Transaction`.
+// with the names and signatures of the SQLite engine's `SQLiteTransaction`.
 extension PostgresTransaction {
     /// The statements that only read: the first keyword of a statement ``isReadOnlyStatement(_:)`` accepts.
     static let readingKeywords: Set<String> = ["SELECT", "WITH", "VALUES", "TABLE", "SHOW"]

@@ -3,7 +3,7 @@ import ObservableStoreCore
 import StorePostgres
 
 /// The handle a ``PostgresStore/write(origin:_:)`` or ``PostgresStore/read(_:)`` closure works with: raw SQL, records,
-/// savepoints. The PostgreSQL counterpart of the SQLite engine's `Transaction`, with the same methods.
+/// savepoints. The PostgreSQL counterpart of the SQLite engine's `SQLiteTransaction`, with the same methods.
 ///
 /// Every method has two forms: the blocking one (in a synchronous closure) and the `async` one (in an `async` closure:
 /// `try await tx.insert(node)`), which waits for the server with no thread blocked.

@@ -1,17 +1,17 @@
 #if PostgreSQL
 import ObservableStoreCore
 
-/// A core ``Query`` as PostgreSQL SQL. The core renders queries for SQLite; here each typed condition is rendered
+/// A core ``RecordQuery`` as PostgreSQL SQL. The core renders queries for SQLite; here each typed condition is rendered
 /// again from what it says: values numbered `$n` and cast to their column's type (``TableColumns``), `LIKE` as
 /// `ILIKE` (SQLite's LIKE ignores ASCII case), `GLOB` as a case-sensitive `LIKE` with its wildcards translated (a
 /// character class `[…]` is refused), no `LIMIT -1`. A `filter(sql:)` expression keeps its text, its `?` numbered.
 struct QueryRenderer<R: Record> {
-    let query: Query<R>
+    let query: RecordQuery<R>
     let columns: TableColumns
     /// The values bound so far, in parameter order.
     private(set) var values: [DatabaseValue] = []
 
-    init(_ query: Query<R>, columns: TableColumns) {
+    init(_ query: RecordQuery<R>, columns: TableColumns) {
         self.query = query
         self.columns = columns
     }
@@ -46,7 +46,7 @@ struct QueryRenderer<R: Record> {
         return columns.placeholder(values.count, for: column)
     }
 
-    private mutating func render(_ condition: Query<R>.Condition) throws -> String {
+    private mutating func render(_ condition: RecordQuery<R>.Condition) throws -> String {
         guard let predicate = condition.predicate else {
             let numbered = Placeholders.numbered(condition.sql, from: values.count + 1)
             values += condition.arguments

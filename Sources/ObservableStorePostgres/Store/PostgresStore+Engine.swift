@@ -17,26 +17,26 @@ extension PostgresStore: RecordEngine {
     package func readSnapshot<T>(_ body: (PostgresTransaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
         let (value, head, waiting) = try read { transaction in
             let value = try body(transaction)
-            let (head, waiting) = try ServerLogReader.snapshotHead(
+            let (head, waiting) = try PostgresLogReader.snapshotHead(
                 on: transaction.connection, listingWaiting: numbersCommitsAfterCommit)
             return (value, head, waiting)
         }
         guard !waiting.isEmpty else { return (value, SnapshotPosition(sequence: head)) }
-        let later = try pool.withConnection { connection in try ServerLogReader.sequences(of: waiting, on: connection) }
+        let later = try pool.withConnection { connection in try PostgresLogReader.sequences(of: waiting, on: connection) }
         return (value, SnapshotPosition(sequence: head, laterCommits: later))
     }
 
-    package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [ServerLogEntry], last: Int64) {
+    package func readLog(after sequence: Int64, limit: Int) throws -> (entries: [PostgresLogEntry], last: Int64) {
         try withSnapshot { connection in
-            let last = try ServerLogReader.head(on: connection)
-            let entries = try ServerLogReader(connection: connection, layouts: observation.layouts)
+            let last = try PostgresLogReader.head(on: connection)
+            let entries = try PostgresLogReader(connection: connection, layouts: observation.layouts)
                 .entries(after: sequence, through: last, limit: limit)
             return (entries, last)
         }
     }
 
     package func advanceCursor(of name: String, to sequence: Int64) throws {
-        try pool.withConnection { connection in try ServerDurableCursor.advance(name, to: sequence, on: connection) }
+        try pool.withConnection { connection in try PostgresDurableCursor.advance(name, to: sequence, on: connection) }
     }
 
     package func cursor(of name: String, isAtLeast sequence: Int64) throws -> Bool {

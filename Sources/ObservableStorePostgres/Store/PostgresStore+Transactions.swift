@@ -3,7 +3,7 @@ import Foundation
 import ObservableStoreCore
 import StorePostgres
 
-// Writes and reads, with the SQLite `Store`'s names and signatures; the closures get a `PostgresTransaction`.
+// Writes and reads, with the SQLite `SQLiteStore`'s names and signatures; the closures get a `PostgresTransaction`.
 extension PostgresStore {
     /// Runs `body` in one write transaction (READ COMMITTED) on a pooled connection and commits; if `body` throws,
     /// everything it did is rolled back and the error is rethrown.

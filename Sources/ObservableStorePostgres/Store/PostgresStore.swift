@@ -5,7 +5,7 @@ import ObservableStoreCore
 import StorePostgres
 
 /// A persistent record store on a PostgreSQL database: the same records, queries, transactions, listeners,
-/// bind-and-fire and durable listeners as the SQLite engine's `Store`, for services on several hosts.
+/// bind-and-fire and durable listeners as the SQLite engine's `SQLiteStore`, for services on several hosts.
 ///
 /// Every writer (this library on any host, `psql`, another language) is captured by triggers; commits get a
 /// gap-free sequence in commit order; each store reads the change log on a dedicated `LISTEN` connection and
@@ -35,7 +35,7 @@ public final class PostgresStore: Sendable {
     /// Each table's column types, for binding records.
     let tableColumns = TableColumnsCache()
     /// The publisher, the change feed and what they read the log with (PostgresStore+Publishing.swift).
-    let observation: ServerObservation
+    let observation: PostgresObservation
     /// Whether the database numbers commits after they commit (migration 0002: tickets and stampers), rather than
     /// stamping each under the head row's lock at COMMIT (0001 alone).
     let numbersCommitsAfterCommit: Bool
@@ -67,12 +67,12 @@ public final class PostgresStore: Sendable {
             let pool = self.pool
             (self.observation, self.numbersCommitsAfterCommit) = try pool.withConnection { connection in
                 try PostgresMigrator(connection: connection, configuration: configuration).open()
-                // Without migrating (policy .none), a database may hold no store at all: say so, as SQLite's Store does.
+                // Without migrating (policy .none), a database may hold no store at all: say so, as SQLite's SQLiteStore does.
                 guard try connection.query("SELECT to_regclass('_store_head') IS NOT NULL").scalar == .integer(1) else {
                     throw StoreError(.notAStore, "\(serverURL) has no store schema (no _store_head); open it with migrationPolicy .migrate")
                 }
                 let numbersAfterCommit = try connection.query("SELECT to_regproc('_store_settle') IS NOT NULL").scalar == .integer(1)
-                let observation = try ServerObservation(
+                let observation = try PostgresObservation(
                     url: serverURL, registry: registry, configuration: configuration, stampsWaitingCommits: numbersAfterCommit,
                     on: connection)
                 return (observation, numbersAfterCommit)

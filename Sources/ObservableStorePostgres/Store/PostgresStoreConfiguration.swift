@@ -3,7 +3,7 @@ import Logging
 import ObservableStoreCore
 
 /// How a ``PostgresStore`` connects, migrates and delivers: the PostgreSQL counterpart of the SQLite engine's
-/// `StoreConfiguration`, with the same names where the setting means the same.
+/// `SQLiteStoreConfiguration`, with the same names where the setting means the same.
 public struct PostgresStoreConfiguration: Sendable {
     /// The most pooled connections open at once (for writes and reads; the change feed has one more of its own).
     public var maximumConnectionCount = 8

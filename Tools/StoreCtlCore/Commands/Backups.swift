@@ -42,7 +42,7 @@ struct Backups: ParsableCommand {
 
         func run() throws {
             try Backups.checkStoreExists(global)
-            try global.output.rows(Backups.columns, try Store.migrationBackups(of: global.path).map(Backups.row))
+            try global.output.rows(Backups.columns, try SQLiteStore.migrationBackups(of: global.path).map(Backups.row))
         }
     }
 
@@ -69,9 +69,9 @@ struct Backups: ParsableCommand {
             try Backups.checkStoreExists(global)
             let removed: [MigrationBackup]
             if dryRun {
-                removed = MigrationBackup.beyond(keep, of: try Store.migrationBackups(of: global.path))
+                removed = MigrationBackup.beyond(keep, of: try SQLiteStore.migrationBackups(of: global.path))
             } else {
-                removed = try Store.pruneMigrationBackups(of: global.path, keeping: keep, lockTimeout: global.busyTimeoutDuration)
+                removed = try SQLiteStore.pruneMigrationBackups(of: global.path, keeping: keep, lockTimeout: global.busyTimeoutDuration)
             }
             try global.output.rows(Backups.columns, removed.map(Backups.row))
             let count = "\(removed.count) backup\(removed.count == 1 ? "" : "s")"

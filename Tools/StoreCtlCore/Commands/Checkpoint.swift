@@ -28,7 +28,7 @@ struct Checkpoint: ParsableCommand {
             ["mode", "wal_frames", "checkpointed_frames", "wal_bytes"],
             [
                 .text(mode.rawValue), .integer(Int64(result.walFrames)), .integer(Int64(result.checkpointedFrames)),
-                .integer(Store.fileSize(global.path + "-wal")),
+                .integer(SQLiteStore.fileSize(global.path + "-wal")),
             ])
     }
 }

@@ -18,7 +18,7 @@ struct Demo: ParsableCommand {
         guard !GlobalOptions.isPostgresURL(db) else {
             throw CLIError.usage("demo plays on a SQLite file, not on --db \(GlobalOptions.redacted(db)); pass a file name")
         }
-        let store = try Store(path: db)
+        let store = try SQLiteStore(path: db)
         defer { store.close() }
         let say: @Sendable (String) -> Void = { line in print(line) }
         print("store \(db): schema \(Migration.format(try store.schemaVersion())), \(try store.repository(NodeVO.self).count()) nodes\n")

@@ -24,10 +24,10 @@ struct Init: ParsableCommand {
             global.say("\(path) already exists (schema \(Migration.format(try store.schemaVersion()))); nothing to do")
             return
         }
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.busyTimeout = global.busyTimeoutDuration
-        configuration.applicationName = "storectl \(Store.libraryVersion)"
-        let store = try Store(path: path, configuration: configuration)
+        configuration.applicationName = "storectl \(SQLiteStore.libraryVersion)"
+        let store = try SQLiteStore(path: path, configuration: configuration)
         defer { store.close() }
         global.say("created \(path) (application_id 0x53544f52, schema \(Migration.format(try store.schemaVersion())), WAL)")
     }

@@ -69,13 +69,13 @@ struct Migrate: ParsableCommand {
                 for entry in pending { global.say("applied \(Migration.format(entry.version)) \(entry.name)") }
                 return global.say("store is at \(Migration.format(try store.schemaVersion()))")
             }
-            var configuration = StoreConfiguration()
+            var configuration = SQLiteStoreConfiguration()
             configuration.createIfMissing = false
             configuration.busyTimeout = global.busyTimeoutDuration
             configuration.backupBeforeMigrating = !noBackup
             configuration.migrationLockTimeout = Duration.parse(lockTimeout) ?? .seconds(30)
-            configuration.applicationName = "storectl \(Store.libraryVersion)"
-            let store = try Store(path: global.path, configuration: configuration)
+            configuration.applicationName = "storectl \(SQLiteStore.libraryVersion)"
+            let store = try SQLiteStore(path: global.path, configuration: configuration)
             defer { store.close() }
             for entry in pending { global.say("applied \(Migration.format(entry.version)) \(entry.name)") }
             global.say("store is at \(Migration.format(try store.schemaVersion()))")

@@ -36,10 +36,10 @@ public final class StoreService: Service, Sendable {
     ///     bootstrapped with. The library never bootstraps one.
     ///   - logger: the logger of the service and its streams.
     public convenience init(
-        path: String, configuration: StoreConfiguration = StoreConfiguration(), metricsFactory: (any MetricsFactory)? = nil,
+        path: String, configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration(), metricsFactory: (any MetricsFactory)? = nil,
         logger: Logger = Logger(label: "ObservableStoreHummingbird")
     ) throws {
-        self.init(store: try Store(path: path, configuration: configuration), metricsFactory: metricsFactory, logger: logger)
+        self.init(store: try SQLiteStore(path: path, configuration: configuration), metricsFactory: metricsFactory, logger: logger)
     }
 
     /// Owns `store`, on either engine (a `PostgresStore` with the PostgreSQL trait): the service closes it at

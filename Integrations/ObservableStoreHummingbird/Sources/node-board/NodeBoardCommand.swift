@@ -86,9 +86,9 @@ struct NodeBoardCommand: AsyncParsableCommand {
         guard db.hasPrefix("postgres://") || db.hasPrefix("postgresql://") else {
             // Shorter than the library's 250 ms: the fallback when no directory notification woke the feed
             // costs one `PRAGMA data_version` per check (see the README's "Commits of other processes").
-            var configuration = StoreConfiguration()
+            var configuration = SQLiteStoreConfiguration()
             configuration.changeFeedPollInterval = .milliseconds(feedPollMilliseconds)
-            return try Store(path: db, configuration: configuration)
+            return try SQLiteStore(path: db, configuration: configuration)
         }
         #if PostgreSQL
             var configuration = PostgresStoreConfiguration()

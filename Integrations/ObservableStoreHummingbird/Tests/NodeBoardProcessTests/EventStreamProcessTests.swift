@@ -65,10 +65,10 @@ struct EventStreamProcessTests {
 
     @Test func aPrunedResumePointGetsResync() throws {
         let server = try NodeBoardServer()
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(
             minimumKeptCommits: 1, minimumKeptAge: nil, hardCapCommits: nil, pruneInterval: 1_000_000)
-        let store = try Store(path: server.storePath, configuration: configuration)
+        let store = try SQLiteStore(path: server.storePath, configuration: configuration)
         for index in 0..<5 {
             try store.write(origin: "test") { transaction in
                 _ = try transaction.execute("INSERT INTO nodes (name, x, y) VALUES (?, ?, ?)", ["pruned-\(index)", 1.0, 2.0])

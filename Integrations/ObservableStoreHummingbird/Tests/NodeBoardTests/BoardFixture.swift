@@ -100,13 +100,13 @@ struct BoardFixture<S: RecordStore>: Sendable {
 }
 
 /// The board on a SQLite store.
-extension BoardFixture where S == Store {
+extension BoardFixture where S == SQLiteStore {
     /// Runs `body` with the router of a fresh store file; `token`, when given, guards the writes.
     static func with(token: String? = nil, _ body: @Sendable (BoardFixture) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-board-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await with(store: try Store(path: directory.appendingPathComponent("board.sqlite").path), token: token, body)
+        try await with(store: try SQLiteStore(path: directory.appendingPathComponent("board.sqlite").path), token: token, body)
     }
 }
 

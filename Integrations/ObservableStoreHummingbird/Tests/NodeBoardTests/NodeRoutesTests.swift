@@ -67,7 +67,7 @@ struct NodeRoutesTests {
             let afterOwn = try await board.send(.get, "/api/nodes").json()
             #expect(afterOwn["nodes"]?.elements?.first?["name"]?.string == "mine")
             #expect(afterOwn["seq"]?.integer == 2)
-            let other = try Store(path: board.store.path)
+            let other = try SQLiteStore(path: board.store.path)
             defer { other.close() }
             try await other.write { tx in try tx.insert(NodeVO(name: "other", x: 0, y: 0)) }
             let afterOther = try await board.send(.get, "/api/nodes").json()

@@ -15,7 +15,7 @@ struct CommitStreamTests {
 
     @Test func aCommitOfAnotherStoreOnTheSameFileArrives() async throws {
         try await StreamHarness.run { harness in
-            try await StreamCases.aCommitOfAnotherStoreArrives(harness, other: try Store(path: harness.path))
+            try await StreamCases.aCommitOfAnotherStoreArrives(harness, other: try SQLiteStore(path: harness.path))
         }
     }
 
@@ -70,7 +70,7 @@ struct CommitStreamTests {
     }
 
     @Test func aResumePointThePrunedLogNoLongerHoldsGetsAResyncThenLiveCommits() async throws {
-        var configuration = StoreConfiguration()
+        var configuration = SQLiteStoreConfiguration()
         configuration.retention = RetentionPolicy(minimumKeptCommits: 2, minimumKeptAge: nil, pruneInterval: 1_000_000)
         try await StreamHarness.run(configuration: configuration) { harness in
             for index in 1...10 { try harness.insertNode("n\(index)") }

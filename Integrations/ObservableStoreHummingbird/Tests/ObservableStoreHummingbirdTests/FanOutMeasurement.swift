@@ -24,7 +24,7 @@ struct FanOutMeasurement {
 
     private var interval: Int { Int(ProcessInfo.processInfo.environment["SSE_FANOUT_INTERVAL_MS"] ?? "") ?? 5 }
 
-    private func measure(clients count: Int, harness: StreamHarness<Store>, commits: Int = 300) async throws -> String {
+    private func measure(clients count: Int, harness: StreamHarness<SQLiteStore>, commits: Int = 300) async throws -> String {
         let start = try harness.store.lastSequence()
         let sockets = try (0..<count).map { _ in try RawSocket(port: harness.port, lastEventID: start) }
         try await harness.waitForClients(count, timeout: .seconds(60))

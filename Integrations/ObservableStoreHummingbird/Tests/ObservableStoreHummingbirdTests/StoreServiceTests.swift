@@ -83,7 +83,7 @@ struct StalledShutdownTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("store.sqlite").path)
+        let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
         let service = StoreService(store: store)
         let stream = try service.commitStream(CommitStreamOptions(heartbeatInterval: .seconds(60), clientBufferSize: 4))
         let router = Router()

@@ -71,15 +71,15 @@ struct StreamHarness<S: RecordStore>: Sendable {
 }
 
 /// The stream over a SQLite store.
-extension StreamHarness where S == Store {
+extension StreamHarness where S == SQLiteStore {
     /// Runs `body` against a live application serving a new store file; see ``run(store:options:_:)``.
     static func run<T: Sendable>(
         options: CommitStreamOptions = CommitStreamOptions(heartbeatInterval: .seconds(60)),
-        configuration: StoreConfiguration = StoreConfiguration(),
+        configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration(),
         _ body: @Sendable (StreamHarness) async throws -> T
     ) async throws -> T {
         try await run(
-            store: { directory in try Store(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration) },
+            store: { directory in try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration) },
             options: options, body)
     }
 }

@@ -7,7 +7,7 @@ import ObservableStore
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-smoke-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
-let store = try Store(path: directory.appendingPathComponent("app.sqlite").path)
+let store = try SQLiteStore(path: directory.appendingPathComponent("app.sqlite").path)
 let seen = DispatchSemaphore(value: 0)
 let token = store.listen("smoke", filter: .table("nodes"), options: ListenerOptions(immediate: true)) { _ in seen.signal() }
 let written = try store.writeReturningCommit { tx in try tx.insert(NodeVO(name: "client", x: 1, y: 2)) }

@@ -56,7 +56,7 @@ struct LoadRun: ParsableCommand {
 
     func run() throws {
         raiseDescriptorLimit()
-        let store = try Store(path: db)
+        let store = try SQLiteStore(path: db)
         defer { store.close() }
         let start = try store.lastSequence()
         let memoryBefore = serverPid.flatMap(residentKilobytes)

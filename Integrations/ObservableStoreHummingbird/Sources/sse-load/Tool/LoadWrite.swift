@@ -35,7 +35,7 @@ struct LoadWrite: ParsableCommand {
         let commit: (Int, UInt64) throws -> Void
         var close: () -> Void = {}
         if let db {
-            let store = try Store(path: db)
+            let store = try SQLiteStore(path: db)
             close = { store.close() }
             let process = ProcessInfo.processInfo.processIdentifier
             commit = { index, time in

@@ -1,17 +1,17 @@
 import Logging
 import ObservableStoreCore
 
-/// How a ``Store`` opens its file, applies migrations and talks to SQLite.
+/// How a ``SQLiteStore`` opens its file, applies migrations and talks to SQLite.
 ///
 /// For example:
 ///
 /// ```swift
-/// var configuration = StoreConfiguration()
+/// var configuration = SQLiteStoreConfiguration()
 /// configuration.synchronous = .full
 /// configuration.migrationSets = [try MigrationSet(name: "billing", directory: migrationsURL)]
-/// let store = try Store(path: "app.sqlite", configuration: configuration)
+/// let store = try SQLiteStore(path: "app.sqlite", configuration: configuration)
 /// ```
-public struct StoreConfiguration: Sendable {
+public struct SQLiteStoreConfiguration: Sendable {
     /// SQLite's `PRAGMA synchronous`: how hard a commit waits for the disk.
     public enum Synchronous: String, Sendable {
         /// In WAL mode a commit survives a process crash; a power loss may undo the last commits. The default.
@@ -102,8 +102,8 @@ public struct StoreConfiguration: Sendable {
     }
 
     var appliedBy: String {
-        let library = "ObservableStore \(Store.libraryVersion)"
+        let library = "ObservableStore \(SQLiteStore.libraryVersion)"
         guard let applicationName else { return library }
-        return "\(applicationName) (store lib \(Store.libraryVersion))"
+        return "\(applicationName) (store lib \(SQLiteStore.libraryVersion))"
     }
 }

@@ -1,9 +1,9 @@
 import ObservableStoreCore
 import StoreSQLite
 
-/// The handle a ``Store/write(origin:_:)-8xja0`` or ``Store/read(_:)-3slq4`` closure works with: raw SQL, records, savepoints.
+/// The handle a ``SQLiteStore/write(origin:_:)-8xja0`` or ``SQLiteStore/read(_:)-3slq4`` closure works with: raw SQL, records, savepoints.
 ///
-/// Everything done through one `Transaction` commits or rolls back together. A transaction is
+/// Everything done through one `SQLiteTransaction` commits or rolls back together. A transaction is
 /// valid only inside its closure and only on the thread that runs the closure: do not keep it or
 /// pass it to another task. Read transactions see one consistent snapshot and cannot write.
 ///
@@ -16,7 +16,7 @@ import StoreSQLite
 ///     try tx.update(node)
 /// }
 /// ```
-public final class Transaction {
+public final class SQLiteTransaction {
     /// Whether a transaction may write.
     public enum Kind: Sendable {
         /// A `BEGIN IMMEDIATE` transaction on the writer connection.
@@ -144,7 +144,7 @@ public final class Transaction {
     ) throws -> T {
         try checkActive()
         let statement = try StoreError.wrapping { try connection.cachedStatement(sql) }
-        defer { Transaction.finish(statement) }
+        defer { SQLiteTransaction.finish(statement) }
         try inspect(statement)
         let marker = capture?.mark()
         do {
@@ -172,7 +172,7 @@ public final class Transaction {
     ///
     /// Savepoints nest. Related SQLite documentation: <https://www.sqlite.org/lang_savepoint.html>
     @discardableResult
-    public func savepoint<T>(_ body: (Transaction) throws -> T) throws -> T {
+    public func savepoint<T>(_ body: (SQLiteTransaction) throws -> T) throws -> T {
         try checkActive()
         savepointDepth += 1
         let name = "store_savepoint_\(savepointDepth)"

@@ -3,7 +3,7 @@ import ObservableStoreCore
 import StorePostgres
 
 /// The SQL of durable cursors (`_store_listeners`): every commit up to `cursor_seq` is acknowledged.
-enum ServerDurableCursor {
+enum PostgresDurableCursor {
     /// Moves `name`'s cursor forward to `sequence` (never back), on `connection` (in its transaction, if any).
     static func advance(_ name: String, to sequence: Int64, on connection: ServerConnection) throws {
         try connection.execute(

@@ -7,7 +7,7 @@ import ObservableStoreCore
 ///
 /// A commit that truncated a table (op `T`: no row images) is an external change for the core: every listener
 /// gets `.resync(.externalChange)` for it, in its place in the order.
-package struct ServerLogEntry: ChangeLogEntry {
+package struct PostgresLogEntry: ChangeLogEntry {
     /// One logged row change.
     struct LoggedChange: Sendable {
         /// The table (`TG_TABLE_NAME`).
@@ -26,7 +26,7 @@ package struct ServerLogEntry: ChangeLogEntry {
     let schemaChanged: Bool
     let changes: [LoggedChange]
     /// The layouts of the tables the changes touch, as known when the entry was read.
-    let layouts: [String: ServerTableLayout]
+    let layouts: [String: PostgresTableLayout]
 
     /// A commit that truncated a table: listeners read everything again.
     package var isExternalChange: Bool { changes.contains { $0.operation == "T" } }
@@ -44,8 +44,8 @@ package struct ServerLogEntry: ChangeLogEntry {
         decoded.reserveCapacity(changes.count)
         for change in changes where change.operation != "T" {
             let layout = layouts[change.table]
-            let old = try change.old.map { try ServerRowImage.row($0, layout: layout) }
-            let new = try change.new.map { try ServerRowImage.row($0, layout: layout) }
+            let old = try change.old.map { try PostgresRowImage.row($0, layout: layout) }
+            let new = try change.new.map { try PostgresRowImage.row($0, layout: layout) }
             let keyColumns = layout?.key ?? []
             func key(_ row: Row) -> [DatabaseValue] { keyColumns.map { row[$0] ?? .null } }
             switch (old, new) {

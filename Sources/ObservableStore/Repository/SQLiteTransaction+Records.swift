@@ -1,7 +1,7 @@
 import ObservableStoreCore
 import StoreSQLite
 
-extension Transaction {
+extension SQLiteTransaction {
     /// Inserts `record` and returns it as stored: `didInsert(rowID:)` has set an auto-assigned key.
     ///
     /// A constraint violation throws ``/ObservableStoreCore/StoreError/Code/constraint`` and writes nothing.
@@ -216,7 +216,7 @@ extension Transaction {
 
     /// Deletes every record `query` selects; returns how many were deleted.
     @discardableResult
-    public func deleteAll<R: Record>(_ query: Query<R>) throws -> Int {
+    public func deleteAll<R: Record>(_ query: RecordQuery<R>) throws -> Int {
         let (whereSQL, arguments) = try query.whereClause()
         let sql: String
         if query.limitCount != nil || query.offsetCount != nil {
@@ -236,14 +236,14 @@ extension Transaction {
     /// The record whose primary key is `key`, or nil.
     public func fetch<R: Record>(_ type: R.Type, key: R.Key) throws -> R? {
         try checkActive()
-        return try Transaction.fetch(R.self, key: key, on: connection)
+        return try SQLiteTransaction.fetch(R.self, key: key, on: connection)
     }
 
     /// The record whose primary key is `key`, a value of any type (for callers that only know the key at run
     /// time), or nil.
     public func fetch<R: Record>(_ type: R.Type, key: DatabaseValue) throws -> R? {
         try checkActive()
-        return try Transaction.fetch(R.self, key: key, on: connection)
+        return try SQLiteTransaction.fetch(R.self, key: key, on: connection)
     }
 
     /// The record of `type` with primary key `key` read on `connection`, or nil. The statement is a query
@@ -262,21 +262,21 @@ extension Transaction {
     }
 
     /// Every record `query` selects, in its order.
-    public func fetchAll<R: Record>(_ query: Query<R>) throws -> [R] {
+    public func fetchAll<R: Record>(_ query: RecordQuery<R>) throws -> [R] {
         let (whereSQL, arguments) = try query.whereClause()
-        let sql = "SELECT \(Transaction.selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
+        let sql = "SELECT \(SQLiteTransaction.selection(R.self)) FROM \(quoted(R.tableName))" + whereSQL + query.orderLimitClause()
         return try withStatement(sql, arguments) { statement in
             try RowFetcher.decodeAll(R.self, from: statement, table: R.tableName)
         }
     }
 
     /// The first record `query` selects, or nil.
-    public func fetchOne<R: Record>(_ query: Query<R>) throws -> R? {
+    public func fetchOne<R: Record>(_ query: RecordQuery<R>) throws -> R? {
         try fetchAll(query.limit(1)).first
     }
 
     /// How many records `query` selects.
-    public func count<R: Record>(_ query: Query<R>) throws -> Int {
+    public func count<R: Record>(_ query: RecordQuery<R>) throws -> Int {
         let (whereSQL, arguments) = try query.whereClause()
         var sql = "SELECT count(*) FROM \(quoted(R.tableName))" + whereSQL
         if query.limitCount != nil || query.offsetCount != nil {

@@ -2,7 +2,7 @@ import Foundation
 import ObservableStore
 
 // The SQLite store as storectl's commands use it (CommandStore.swift).
-extension Store: CommandStore {
+extension SQLiteStore: CommandStore {
     var location: String { path }
 
     var knownSchemaVersion: Int { MigrationSet.store.latestVersion }
@@ -11,7 +11,7 @@ extension Store: CommandStore {
         // Read from the WAL index: `info` never checkpoints.
         let wal = walFrames() ?? CheckpointResult(walFrames: 0, checkpointedFrames: 0)
         return StoreStorage(
-            sizeBytes: Store.fileSize(path), journal: "wal", walBytes: Store.fileSize(path + "-wal"),
+            sizeBytes: SQLiteStore.fileSize(path), journal: "wal", walBytes: SQLiteStore.fileSize(path + "-wal"),
             walFrames: Int64(wal.walFrames), walCheckpointedFrames: Int64(wal.checkpointedFrames))
     }
 
@@ -35,7 +35,7 @@ extension Store: CommandStore {
                 try tx.fetchValue("SELECT count(*) FROM sqlite_master WHERE name = '_store_migrations'") == .integer(1)
             )
         }
-        guard applicationID == Int64(Store.applicationID), hasHistory else {
+        guard applicationID == Int64(SQLiteStore.applicationID), hasHistory else {
             throw StoreError(.notAStore, "\(path) is not a storectl store (no application_id 0x53544f52 or migration history)")
         }
     }
@@ -47,7 +47,7 @@ extension Store: CommandStore {
 }
 
 // The SQLite transaction as storectl's commands use it: the catalog from sqlite_master and the table pragmas.
-extension Transaction: CommandTransaction {
+extension SQLiteTransaction: CommandTransaction {
     func forEachRow(
         _ sql: String, named arguments: [String: any DatabaseValueConvertible], _ body: (any RowCells) throws -> Void
     ) throws {

@@ -1,14 +1,14 @@
 import ObservableStoreCore
 import StoreSQLite
 
-extension Store {
+extension SQLiteStore {
     /// Copies the write-ahead log (WAL) into the database file now, as far as `mode` says, and returns how
     /// many frames the WAL holds and how many of them are in the database file.
     ///
     /// The checkpoint runs on the writer connection with the writer's turn held: this process's writes wait
     /// for it, and it waits for the write in progress. ``CheckpointMode/passive`` never waits for other
     /// connections; it leaves in the WAL what a reader of an older snapshot may still need (``CheckpointResult/isComplete``
-    /// is then false). The other modes wait, up to ``StoreConfiguration/busyTimeout``, for other processes'
+    /// is then false). The other modes wait, up to ``SQLiteStoreConfiguration/busyTimeout``, for other processes'
     /// writers and for readers of older snapshots (this store's own included: do not call it inside a `read`
     /// that has read something). When they cannot finish in that time they throw ``/ObservableStoreCore/StoreError/Code/busy``,
     /// naming the frames copied so far (those stay copied). Any mode, `passive` included, also throws
@@ -29,7 +29,7 @@ extension Store {
     @discardableResult
     public func checkpoint(_ mode: CheckpointMode = .passive) throws -> CheckpointResult {
         let outcome = try writer.sync { writer in
-            try StoreError.wrapping { try writer.connection.checkpoint(Store.connectionMode(mode)) }
+            try StoreError.wrapping { try writer.connection.checkpoint(SQLiteStore.connectionMode(mode)) }
         }
         guard outcome.finished else {
             throw StoreError(

@@ -16,7 +16,7 @@ import StorePostgres
 ///
 /// `@unchecked Sendable`: `lockConnection` and `firstAttempt` are used only on `queue`; `durable` and `isStopped`
 /// are guarded by `lock`.
-final class ServerDurableClaim: DurableConsumer, @unchecked Sendable {
+final class PostgresDurableClaim: DurableConsumer, @unchecked Sendable {
     /// The wait between two attempts to take the lock.
     static let retryInterval: Duration = .milliseconds(250)
 
@@ -106,7 +106,7 @@ final class ServerDurableClaim: DurableConsumer, @unchecked Sendable {
 
     /// Holding the lock: reads the cursor as the previous holder left it and starts delivering from it.
     private func startDelivering(store: PostgresStore, holding connection: ServerConnection) throws {
-        let cursor = try store.pool.withConnection { try ServerDurableCursor.claim(name, initial: 0, on: $0) }
+        let cursor = try store.pool.withConnection { try PostgresDurableCursor.claim(name, initial: 0, on: $0) }
         let durable = DurableListener(
             name: name, filter: filter, cursor: cursor, engine: store, context: store.registry.context,
             logger: store.configuration.logger, errorHandler: store.configuration.listenerErrorHandler, handler: handler)

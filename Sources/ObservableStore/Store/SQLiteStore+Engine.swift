@@ -3,14 +3,14 @@ import StoreSQLite
 
 // The SQLite engine's side of the core's engine protocol: snapshots on reader connections, the change log
 // (`_store_commits`, `_store_commit_pieces`), and durable cursors (`_store_listeners`).
-extension Store: RecordEngine {
+extension SQLiteStore: RecordEngine {
     /// A snapshot is a read transaction.
-    package typealias Snapshot = Transaction
+    package typealias Snapshot = SQLiteTransaction
 
     /// Whether the store logs its commits (durable listeners need it).
     package var tracksChanges: Bool { configuration.tracksChanges }
 
-    package func readSnapshot<T>(_ body: (Transaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
+    package func readSnapshot<T>(_ body: (SQLiteTransaction) throws -> T) throws -> (value: T, position: SnapshotPosition) {
         try read { tx in (try body(tx), SnapshotPosition(sequence: try ChangeLog.lastSequence(tx))) }
     }
 

@@ -1,14 +1,14 @@
 import Foundation
 import ObservableStoreCore
 
-extension Store {
+extension SQLiteStore {
     /// The pre-migration backups of the database at `databasePath` (see ``MigrationBackup``), by set (the
     /// library's first) and version, oldest first. The store need not be open, nor even exist.
     ///
     /// For example:
     ///
     /// ```swift
-    /// let backups = try Store.migrationBackups(of: "app.sqlite")
+    /// let backups = try SQLiteStore.migrationBackups(of: "app.sqlite")
     /// ```
     public static func migrationBackups(of databasePath: String) throws -> [MigrationBackup] {
         try MigrationBackup.all(of: databasePath)
@@ -26,7 +26,7 @@ extension Store {
     /// For example:
     ///
     /// ```swift
-    /// let removed = try Store.pruneMigrationBackups(of: "app.sqlite", keeping: 1)
+    /// let removed = try SQLiteStore.pruneMigrationBackups(of: "app.sqlite", keeping: 1)
     /// ```
     @discardableResult
     public static func pruneMigrationBackups(

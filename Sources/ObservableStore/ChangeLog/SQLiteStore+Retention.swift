@@ -2,17 +2,17 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-extension Store {
-    /// Prunes the change log as ``StoreConfiguration/retention`` says, now; returns how many commit
+extension SQLiteStore {
+    /// Prunes the change log as ``SQLiteStoreConfiguration/retention`` says, now; returns how many commit
     /// records were deleted. The store also does this by itself every
     /// ``/ObservableStoreCore/RetentionPolicy/pruneInterval`` commits.
     @discardableResult
     public func pruneChangeLog() throws -> Int {
-        try write { tx in try Store.prune(tx, policy: configuration.retention) }
+        try write { tx in try SQLiteStore.prune(tx, policy: configuration.retention) }
     }
 
     /// Deletes the commit records the policy lets go, inside `transaction`.
-    static func prune(_ transaction: Transaction, policy: RetentionPolicy) throws -> Int {
+    static func prune(_ transaction: SQLiteTransaction, policy: RetentionPolicy) throws -> Int {
         let last = try ChangeLog.lastSequence(transaction)
         // Everything at or below `bound` may go: older than both the count and the age limit.
         var bound = last

@@ -22,7 +22,7 @@ import Synchronization
 /// When the connection is lost (closed by the server, a failed read), it connects again after
 /// 100 ms, doubling up to 2 s, listens again and catches up: the publisher remembers its last sequence, so
 /// nothing is lost and nothing comes twice.
-final class ServerChangeFeed: Sendable {
+final class PostgresChangeFeed: Sendable {
     /// The notification channel of the commit stamp (`_store_stamp`).
     static let channel = "observable_store"
     /// The first wait before connecting again.
@@ -37,8 +37,8 @@ final class ServerChangeFeed: Sendable {
     static let pageSize = 512
 
     private let url: PostgresURL
-    private let publisher: CommitPublisher<ServerLogEntry>
-    private let layouts: ServerTableLayouts
+    private let publisher: CommitPublisher<PostgresLogEntry>
+    private let layouts: PostgresTableLayouts
     private let pollInterval: Duration
     private let stampsWaitingCommits: Bool
     private let logger: Logger
@@ -59,7 +59,7 @@ final class ServerChangeFeed: Sendable {
     /// A feed of `url`'s log into `publisher`; it does nothing before ``start()``. When `stampsWaitingCommits`, each
     /// read first numbers waiting commits.
     init(
-        url: PostgresURL, publisher: CommitPublisher<ServerLogEntry>, layouts: ServerTableLayouts, pollInterval: Duration,
+        url: PostgresURL, publisher: CommitPublisher<PostgresLogEntry>, layouts: PostgresTableLayouts, pollInterval: Duration,
         stampsWaitingCommits: Bool, logger: Logger
     ) {
         self.url = url
@@ -102,7 +102,7 @@ final class ServerChangeFeed: Sendable {
         task.cancel()
         doorbell.ring()
         connection?.close()
-        if finished.wait(timeout: .now() + ServerChangeFeed.stopTimeout) == .timedOut {
+        if finished.wait(timeout: .now() + PostgresChangeFeed.stopTimeout) == .timedOut {
             logger.error("the change feed did not stop in time; leaving it")
         }
     }
@@ -118,9 +118,9 @@ final class ServerChangeFeed: Sendable {
     private var isStopping: Bool { state.withLock { $0.isStopped } || Task.isCancelled }
 
     private func run() async {
-        var backoff = ServerChangeFeed.firstBackoff
+        var backoff = PostgresChangeFeed.firstBackoff
         var lastHead: Int64?
-        var quietPolls = ServerChangeFeed.quietPollsBeforeSlowing
+        var quietPolls = PostgresChangeFeed.quietPollsBeforeSlowing
         var connection: ServerConnection?
         while !isStopping {
             if connection?.isClosed ?? true {
@@ -128,13 +128,13 @@ final class ServerChangeFeed: Sendable {
                 state.withLock { $0.processID = nil }
                 do {
                     connection = try await connect()
-                    backoff = ServerChangeFeed.firstBackoff
+                    backoff = PostgresChangeFeed.firstBackoff
                 } catch {
                     connection = nil
                     if isStopping { break }
                     logger.warning("change feed cannot connect; retrying", metadata: ["error": "\(error)", "in": "\(backoff)"])
                     await doorbell.wait(upTo: backoff)
-                    backoff = min(backoff * 2, ServerChangeFeed.longestBackoff)
+                    backoff = min(backoff * 2, PostgresChangeFeed.longestBackoff)
                     continue
                 }
             }
@@ -144,8 +144,8 @@ final class ServerChangeFeed: Sendable {
                 lastHead = head
                 if !complete { continue }  // a full page: read on at once
             }
-            let active = stampsWaitingCommits && quietPolls < ServerChangeFeed.quietPollsBeforeSlowing
-            await doorbell.wait(upTo: active ? min(pollInterval, ServerChangeFeed.activePollInterval) : pollInterval)
+            let active = stampsWaitingCommits && quietPolls < PostgresChangeFeed.quietPollsBeforeSlowing
+            await doorbell.wait(upTo: active ? min(pollInterval, PostgresChangeFeed.activePollInterval) : pollInterval)
         }
         connection?.close()
     }
@@ -156,7 +156,7 @@ final class ServerChangeFeed: Sendable {
         do {
             // Notifications and the close arrive on the connection's event loop: they only ring the doorbell.
             connection.onClose { [doorbell] in doorbell.ring() }
-            try await connection.listen(on: ServerChangeFeed.channel) { [doorbell] _ in doorbell.ring() }
+            try await connection.listen(on: PostgresChangeFeed.channel) { [doorbell] _ in doorbell.ring() }
             let processID = try await connection.query("SELECT pg_backend_pid()::int8").scalar
             let stopped = state.withLock { state -> Bool in
                 guard !state.isStopped else { return true }
@@ -179,17 +179,17 @@ final class ServerChangeFeed: Sendable {
     private func read(on connection: ServerConnection) async -> (head: Int64, complete: Bool)? {
         do {
             let head = try await stampsWaitingCommits
-                ? ServerLogReader.stampWaiting(on: connection) : ServerLogReader.head(on: connection)
+                ? PostgresLogReader.stampWaiting(on: connection) : PostgresLogReader.head(on: connection)
             let after = publisher.lastPublishedSequence
-            var entries: [ServerLogEntry] = []
+            var entries: [PostgresLogEntry] = []
             if head > after, publisher.hasListeners {
-                let reader = ServerLogReader(connection: connection, layouts: layouts)
-                entries = try await reader.entries(after: after, through: head, limit: ServerChangeFeed.pageSize)
+                let reader = PostgresLogReader(connection: connection, layouts: layouts)
+                entries = try await reader.entries(after: after, through: head, limit: PostgresChangeFeed.pageSize)
             }
             guard !isStopping else { return nil }
-            let page = PrefetchedLog(entries: entries, last: entries.count == ServerChangeFeed.pageSize ? entries.last?.sequence ?? head : head)
+            let page = PrefetchedLog(entries: entries, last: entries.count == PostgresChangeFeed.pageSize ? entries.last?.sequence ?? head : head)
             publisher.publishFromLog(page, newest: page.last)
-            return (head, entries.count < ServerChangeFeed.pageSize)
+            return (head, entries.count < PostgresChangeFeed.pageSize)
         } catch {
             if !isStopping { logger.warning("change feed cannot read the log", metadata: ["error": "\(error)"]) }
             return nil

@@ -3,7 +3,7 @@ import Foundation
 import ObservableStoreCore
 
 /// A row image as the capture triggers log it (`to_jsonb(row)`), read back as the core's ``Row`` with the values a
-/// fetch of the same row returns: the table's column types (``ServerTableLayout``) say how each JSON value reads.
+/// fetch of the same row returns: the table's column types (``PostgresTableLayout``) say how each JSON value reads.
 ///
 /// - integer columns (`int2`, `int4`, `int8`, `oid`): `.integer`; `bool`: `.integer(1)` / `.integer(0)`;
 /// - `float4`, `float8`, `numeric`: `.real`, integral or not (`"NaN"`, `"Infinity"` come as strings);
@@ -16,7 +16,7 @@ import ObservableStoreCore
 ///   strings `.text`.
 ///
 /// Columns come in the table's order (a jsonb object orders its keys by length), unknown ones last.
-enum ServerRowImage {
+enum PostgresRowImage {
     /// One value of a JSON object: its kind and its text (a string's unescaped content; the raw text otherwise).
     enum Token: Equatable {
         case null
@@ -29,7 +29,7 @@ enum ServerRowImage {
 
     /// `json` (a JSON object) as a row of `layout`'s table. Throws ``StoreError/Code/invalidInput`` when it is not
     /// a JSON object.
-    static func row(_ json: String, layout: ServerTableLayout?) throws -> Row {
+    static func row(_ json: String, layout: PostgresTableLayout?) throws -> Row {
         let members = try parseObject(json)
         var columns: [String] = []
         var values: [DatabaseValue] = []
@@ -57,7 +57,7 @@ enum ServerRowImage {
     }
 
     /// `token` as a value of a column of `kind` (nil: unknown, judged by the token).
-    static func value(of token: Token, as kind: ServerTableLayout.Kind?, column: String) throws -> DatabaseValue {
+    static func value(of token: Token, as kind: PostgresTableLayout.Kind?, column: String) throws -> DatabaseValue {
         switch (token, kind) {
         case (.null, _): return .null
         case (.bool(let flag), _): return .integer(flag ? 1 : 0)

@@ -4,7 +4,7 @@ import StoreSQLite
 
 // The SQLite engine's durable listeners: cursors in `_store_listeners`, read by the core's `DurableListener` (the
 // public API is the core's `RecordStore+Durable`).
-extension Store {
+extension SQLiteStore {
     package func durableConsumer(
         _ name: String, filter: ChangeFilter, startingAt start: DurableStart,
         handler: @escaping @Sendable (DurableEvent) throws -> Void

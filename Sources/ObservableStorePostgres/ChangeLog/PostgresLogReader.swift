@@ -8,15 +8,15 @@ import StorePostgres
 ///
 /// Only stamped commits (`seq` set at COMMIT) are visible to a reader, and every snapshot sees a gap-free prefix
 /// of them (docs/POSTGRES.md, "Change capture and the sequence").
-struct ServerLogReader: ChangeLogReading {
+struct PostgresLogReader: ChangeLogReading {
     let connection: ServerConnection
-    let layouts: ServerTableLayouts
+    let layouts: PostgresTableLayouts
     /// The last sequence to report without asking the server: what the store's own commit just got (the publisher
     /// asks for it only when nobody listens, to move past the log).
     var knownLast: Int64?
 
     /// A reader of the log on `connection`.
-    init(connection: ServerConnection, layouts: ServerTableLayouts, knownLast: Int64? = nil) {
+    init(connection: ServerConnection, layouts: PostgresTableLayouts, knownLast: Int64? = nil) {
         self.connection = connection
         self.layouts = layouts
         self.knownLast = knownLast
@@ -24,30 +24,30 @@ struct ServerLogReader: ChangeLogReading {
 
     /// The commits after `sequence` (through `last`), at most `limit` of them, each with all its changes: the limit
     /// counts commits, so a commit is never cut in half.
-    func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [ServerLogEntry] {
-        let page = ServerLogReader.page(after: sequence, through: last, limit: limit)
+    func entries(after sequence: Int64, through last: Int64?, limit: Int) throws -> [PostgresLogEntry] {
+        let page = PostgresLogReader.page(after: sequence, through: last, limit: limit)
         let commits = commitsForgettingStaleLayouts(try connection.query(page.sql, page.values))
-        return try ServerLogReader.entries(of: commits, layouts: try layouts.layouts(of: ServerLogReader.tables(of: commits), on: connection))
+        return try PostgresLogReader.entries(of: commits, layouts: try layouts.layouts(of: PostgresLogReader.tables(of: commits), on: connection))
     }
 
     /// The commits after `sequence`, as the blocking form reads them, the caller suspended meanwhile.
-    nonisolated(nonsending) func entries(after sequence: Int64, through last: Int64?, limit: Int) async throws -> [ServerLogEntry] {
-        let page = ServerLogReader.page(after: sequence, through: last, limit: limit)
+    nonisolated(nonsending) func entries(after sequence: Int64, through last: Int64?, limit: Int) async throws -> [PostgresLogEntry] {
+        let page = PostgresLogReader.page(after: sequence, through: last, limit: limit)
         let commits = commitsForgettingStaleLayouts(try await connection.query(page.sql, page.values))
-        let tables = ServerLogReader.tables(of: commits)
-        return try ServerLogReader.entries(of: commits, layouts: try await layouts.layouts(of: tables, on: connection))
+        let tables = PostgresLogReader.tables(of: commits)
+        return try PostgresLogReader.entries(of: commits, layouts: try await layouts.layouts(of: tables, on: connection))
     }
 
     /// The page's commits; when one of them changed the schema, the cached table layouts are forgotten first, so
     /// that its row images and later ones are read with the layouts of now.
     private func commitsForgettingStaleLayouts(_ result: ServerResult) -> [LoggedCommit] {
-        let commits = ServerLogReader.commits(in: result)
+        let commits = PostgresLogReader.commits(in: result)
         if commits.contains(where: { $0.row[3] == .integer(1) }) { layouts.invalidate() }
         return commits
     }
 
     /// One commit's row (sequence, time, origin, schema changed) and its changes, as the page query returns them.
-    private typealias LoggedCommit = (row: [DatabaseValue], changes: [ServerLogEntry.LoggedChange])
+    private typealias LoggedCommit = (row: [DatabaseValue], changes: [PostgresLogEntry.LoggedChange])
 
     /// The query of a page of the log: commits after `sequence` through `last`, at most `limit`, joined with their changes.
     private static func page(after sequence: Int64, through last: Int64?, limit: Int) -> (sql: String, values: [DatabaseValue]) {
@@ -71,7 +71,7 @@ struct ServerLogReader: ChangeLogReading {
             if commits.last.map({ $0.row[0] != .integer(seq) }) ?? true { commits.append((row, [])) }
             if case .text(let table) = row[4], case .text(let op) = row[5], let operation = op.first {
                 commits[commits.count - 1].changes.append(
-                    ServerLogEntry.LoggedChange(table: table, operation: operation, old: row[6].text, new: row[7].text))
+                    PostgresLogEntry.LoggedChange(table: table, operation: operation, old: row[6].text, new: row[7].text))
             }
         }
         return commits
@@ -84,13 +84,13 @@ struct ServerLogReader: ChangeLogReading {
 
     /// The log entries of `commits`, their row images read with `layouts`; a commit that changed the schema makes
     /// later reads load the layouts again.
-    private static func entries(of commits: [LoggedCommit], layouts: [String: ServerTableLayout]) throws -> [ServerLogEntry] {
-        var entries: [ServerLogEntry] = []
+    private static func entries(of commits: [LoggedCommit], layouts: [String: PostgresTableLayout]) throws -> [PostgresLogEntry] {
+        var entries: [PostgresLogEntry] = []
         entries.reserveCapacity(commits.count)
         for (row, changes) in commits {
             let tables = Set(changes.lazy.filter { $0.operation != "T" }.map(\.table))
             entries.append(
-                ServerLogEntry(
+                PostgresLogEntry(
                     sequence: row[0].integer ?? 0, committedAt: row[1].text.flatMap(Timestamp.parse) ?? Date(timeIntervalSince1970: 0),
                     origin: row[2].text, schemaChanged: row[3] == .integer(1), changes: changes,
                     layouts: layouts.filter { tables.contains($0.key) }))
@@ -101,11 +101,11 @@ struct ServerLogReader: ChangeLogReading {
     /// The last sequence assigned (`_store_head`, committed), or ``knownLast`` when given.
     func lastSequence() throws -> Int64 {
         if let knownLast { return knownLast }
-        return try ServerLogReader.head(on: connection)
+        return try PostgresLogReader.head(on: connection)
     }
 
     /// Commits are never logged in pieces here.
-    func piece(_ index: Int, of sequence: Int64) throws -> ServerLogEntry? { nil }
+    func piece(_ index: Int, of sequence: Int64) throws -> PostgresLogEntry? { nil }
 
     /// The last sequence assigned, as `connection` sees it.
     static func head(on connection: ServerConnection) throws -> Int64 {

@@ -6,25 +6,25 @@ import StoreSQLite
 /// A persistent record store on one SQLite file: one writer connection, a pool of readers (WAL),
 /// and the migrations applied when it opens.
 ///
-/// `Store` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
+/// `SQLiteStore` is thread-safe. Writes are serialized (`BEGIN IMMEDIATE` on the writer connection);
 /// reads run on reader connections and do not wait for writes (a read beyond
-/// ``StoreConfiguration/maximumReaderCount`` waits for a free reader; an in-memory store reads on its
+/// ``SQLiteStoreConfiguration/maximumReaderCount`` waits for a free reader; an in-memory store reads on its
 /// writer). Every closure runs synchronously on the calling thread's behalf; the `async` variants suspend their
 /// caller instead, queued for the writer's thread or the reader threads, and hold no thread while they wait.
 ///
 /// For example:
 ///
 /// ```swift
-/// let store = try Store(path: "app.sqlite")            // creates the file, applies migrations
+/// let store = try SQLiteStore(path: "app.sqlite")            // creates the file, applies migrations
 /// let nodes = store.repository(NodeVO.self)
 /// let node = try nodes.insert(NodeVO(name: "Start", x: 0, y: 0))
 /// try store.write { tx in
 ///     try tx.update(NodeVO(id: node.id, name: "Begin", x: 5, y: 5))
 ///     try tx.insert(UserInfo(id: "me", name: "Ada"))
 /// }
-/// let count = try store.read { try $0.count(Query<NodeVO>()) }
+/// let count = try store.read { try $0.count(RecordQuery<NodeVO>()) }
 /// ```
-public final class Store: Sendable {
+public final class SQLiteStore: Sendable {
     /// This library's version, recorded in the migration history.
     public static let libraryVersion = "0.1.0"
     /// `PRAGMA application_id` of every store file: 0x53544f52, "STOR".
@@ -35,7 +35,7 @@ public final class Store: Sendable {
     /// The database file's path.
     public let path: String
     /// The configuration the store was opened with.
-    public let configuration: StoreConfiguration
+    public let configuration: SQLiteStoreConfiguration
     let writer: SerializedWriter
     let readers: ReaderPool
     /// The named listeners and streams.
@@ -48,13 +48,13 @@ public final class Store: Sendable {
     let pipeline: CommitPipeline
 
     /// Opens (or creates) the store at `path` and applies migrations as
-    /// ``StoreConfiguration/migrationPolicy`` says.
+    /// ``SQLiteStoreConfiguration/migrationPolicy`` says.
     ///
     /// Throws ``/ObservableStoreCore/StoreError/Code/schemaTooNew`` for a database migrated by newer code and
     /// ``/ObservableStoreCore/StoreError/Code/migrationConflict`` when its history disagrees with the known migrations;
     /// in both cases nothing is changed. Pass ":memory:" for a private in-memory store.
-    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
-        try Store.checkCompileOptions(Store.requiredCompileOptions)
+    public init(path: String, configuration: SQLiteStoreConfiguration = SQLiteStoreConfiguration()) throws {
+        try SQLiteStore.checkCompileOptions(SQLiteStore.requiredCompileOptions)
         let inMemory = path == ":memory:"
         if !inMemory, !configuration.createIfMissing, !FileManager.default.fileExists(atPath: path) {
             throw StoreError(.notFound, "no store at \(path)")
@@ -63,7 +63,7 @@ public final class Store: Sendable {
         if !inMemory, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError(.cannotOpen, "\(path) is a directory, not a store file")
         }
-        if !inMemory, !configuration.createIfMissing, Store.fileSize(path) == 0 {
+        if !inMemory, !configuration.createIfMissing, SQLiteStore.fileSize(path) == 0 {
             throw StoreError(.notAStore, "\(path) is an empty file, not a store")
         }
         let timeout = configuration.busyTimeoutMilliseconds
@@ -71,7 +71,7 @@ public final class Store: Sendable {
             try Connection(path: path, mode: .readWrite(create: configuration.createIfMissing), busyTimeoutMilliseconds: timeout)
         }
         do {
-            try Store.configureWriter(connection, configuration, inMemory: inMemory)
+            try SQLiteStore.configureWriter(connection, configuration, inMemory: inMemory)
             let migrator = Migrator(
                 connection: connection, path: inMemory ? nil : path,
                 sets: [MigrationSet.store] + configuration.migrationSets, configuration: configuration)
@@ -83,7 +83,7 @@ public final class Store: Sendable {
             connection.close()
             let parent = (path as NSString).deletingLastPathComponent
             let directory = parent.isEmpty ? "." : parent
-            guard Store.canCreateFiles(in: directory) else {
+            guard SQLiteStore.canCreateFiles(in: directory) else {
                 throw StoreError(
                     .readOnly,
                     "directory \(directory) is not writable: a store needs to create its -wal and -shm files next to "
@@ -174,10 +174,10 @@ public final class Store: Sendable {
     ///
     /// Writes are serialized: a call waits for the write in progress, and for the writes already waiting
     /// (they go in turn). Calling `write` from inside a `write` closure throws
-    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``: use the `Transaction` (or a savepoint) instead. Waiting longer
+    /// ``/ObservableStoreCore/StoreError/Code/transactionMisuse``: use the `SQLiteTransaction` (or a savepoint) instead. Waiting longer
     /// than the busy timeout for another process's write throws ``/ObservableStoreCore/StoreError/Code/busy``.
     @discardableResult
-    public func write<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
+    public func write<T>(origin: String? = nil, _ body: (SQLiteTransaction) throws -> T) throws -> T {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
@@ -195,7 +195,7 @@ public final class Store: Sendable {
     /// let written = try store.writeReturningCommit(origin: "canvas") { tx in try tx.insert(node) }
     /// pendingEchoes.insert(written.sequence)   // ignore this commit when its event comes back
     /// ```
-    public func writeReturningCommit<T>(origin: String? = nil, _ body: (Transaction) throws -> T) throws -> CommittedWrite<T> {
+    public func writeReturningCommit<T>(origin: String? = nil, _ body: (SQLiteTransaction) throws -> T) throws -> CommittedWrite<T> {
         guard !registry.context.isPublishingOnCurrentThread else {
             throw StoreError(.transactionMisuse, "an immediate listener cannot write: it runs inside another write's publication")
         }
@@ -205,7 +205,7 @@ public final class Store: Sendable {
     /// Like ``writeReturningCommit(origin:_:)``, with the caller suspended instead of blocking a thread: queued,
     /// cancelled and closed as the `async` `write(origin:_:)` is.
     public func writeReturningCommit<T: Sendable>(
-        origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
+        origin: String? = nil, _ body: @escaping @Sendable (SQLiteTransaction) throws -> T
     ) async throws -> CommittedWrite<T> {
         try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body) }
     }
@@ -228,26 +228,26 @@ public final class Store: Sendable {
     /// ```
     @discardableResult
     public func write<T: Sendable>(
-        origin: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
+        origin: String? = nil, _ body: @escaping @Sendable (SQLiteTransaction) throws -> T
     ) async throws -> T {
         try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body).value }
     }
 
     /// Runs `body` in a read transaction: every query in it sees the same snapshot, and writes are refused.
     @discardableResult
-    public func read<T>(_ body: (Transaction) throws -> T) throws -> T {
+    public func read<T>(_ body: (SQLiteTransaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else {
-            return try writer.read { writer in try Store.runTransaction(on: writer.connection, kind: .read, body) }
+            return try writer.read { writer in try SQLiteStore.runTransaction(on: writer.connection, kind: .read, body) }
         }
-        return try readers.withReader { connection in try Store.runTransaction(on: connection, kind: .read, body) }
+        return try readers.withReader { connection in try SQLiteStore.runTransaction(on: connection, kind: .read, body) }
     }
 
     /// Runs `body`, which must run exactly one statement, on a reader connection without BEGIN and
     /// COMMIT: a single statement is its own consistent snapshot, and this saves two round trips.
-    package func readOneStatement<T>(_ body: (Transaction) throws -> T) throws -> T {
+    package func readOneStatement<T>(_ body: (SQLiteTransaction) throws -> T) throws -> T {
         guard readers.maximum > 0 else { return try read(body) }
         return try readers.withReader { connection in
-            let transaction = Transaction(connection: connection, kind: .read, capture: nil)
+            let transaction = SQLiteTransaction(connection: connection, kind: .read, capture: nil)
             defer { transaction.end() }
             return try body(transaction)
         }
@@ -255,20 +255,20 @@ public final class Store: Sendable {
 
     /// The record of `type` with primary key `key`, or nil: ``/ObservableStoreCore/Repository/fetch(_:)``.
     ///
-    /// As ``readOneStatement(_:)`` without its closure and its `Transaction`: a closure returning `R?` makes Swift
+    /// As ``readOneStatement(_:)`` without its closure and its `SQLiteTransaction`: a closure returning `R?` makes Swift
     /// look that type up on every call, and the object is an allocation. A fetch by key takes a few microseconds in
     /// all, so each of these counts.
     package func fetchRecord<R: Record>(_ type: R.Type, key: R.Key) throws -> R? {
         guard readers.maximum > 0 else { return try read { try $0.fetch(type, key: key) } }
         let lease = try readers.lend()
         defer { readers.giveBack(lease) }
-        return try Transaction.fetch(type, key: key, on: lease.connection)
+        return try SQLiteTransaction.fetch(type, key: key, on: lease.connection)
     }
 
     /// Like ``read(_:)``, with the caller suspended instead of blocking a thread.
     ///
     /// The read is queued, and `body` runs on one of the store's reader threads: at most
-    /// ``StoreConfiguration/maximumReaderCount`` of them, one per reader connection, take the queued reads in
+    /// ``SQLiteStoreConfiguration/maximumReaderCount`` of them, one per reader connection, take the queued reads in
     /// order and resume each caller when its read ends. No thread waits on behalf of a caller, however many
     /// callers wait, so thousands of concurrent reads neither block Swift's cooperative pool nor add threads.
     /// Synchronous reads share the same connections; when both kinds wait, a connection given back goes to them
@@ -284,17 +284,17 @@ public final class Store: Sendable {
     /// let node = try await store.read { tx in try tx.fetch(NodeVO.self, key: id) }
     /// ```
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteTransaction) throws -> T) async throws -> T {
         guard readers.maximum > 0 else {
             return try await writer.async(countsAsWrite: false) { writer in
-                try Store.runTransaction(on: writer.connection, kind: .read, body)
+                try SQLiteStore.runTransaction(on: writer.connection, kind: .read, body)
             }
         }
-        return try await readers.read { connection in try Store.runTransaction(on: connection, kind: .read, body) }
+        return try await readers.read { connection in try SQLiteStore.runTransaction(on: connection, kind: .read, body) }
     }
 
-    static func runTransaction<T>(on connection: Connection, kind: Transaction.Kind, _ body: (Transaction) throws -> T) throws -> T {
-        let transaction = Transaction(connection: connection, kind: kind, capture: nil)
+    static func runTransaction<T>(on connection: Connection, kind: SQLiteTransaction.Kind, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+        let transaction = SQLiteTransaction(connection: connection, kind: kind, capture: nil)
         defer { transaction.end() }
         if kind == .read, connection.isInTransaction {
             return try body(transaction)  // a read inside a read on the same thread joins the outer one
@@ -330,7 +330,7 @@ public final class Store: Sendable {
         return true
     }
 
-    private static func configureWriter(_ connection: Connection, _ configuration: StoreConfiguration, inMemory: Bool) throws {
+    private static func configureWriter(_ connection: Connection, _ configuration: SQLiteStoreConfiguration, inMemory: Bool) throws {
         try StoreError.wrapping {
             if !inMemory {
                 let statement = try connection.prepare("PRAGMA journal_mode = WAL")

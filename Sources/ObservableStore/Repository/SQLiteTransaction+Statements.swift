@@ -2,7 +2,7 @@ import ObservableStoreCore
 import StoreSQLite
 
 // Statements a caller brings as text (storectl's `query` and `--where`): inspected, and run with named arguments.
-extension Transaction {
+extension SQLiteTransaction {
     /// Whether `sql` is one statement that leaves the database unchanged (`sqlite3_stmt_readonly`).
     /// Throws for invalid SQL or for more than one statement.
     public func isReadOnlyStatement(_ sql: String) throws -> Bool {

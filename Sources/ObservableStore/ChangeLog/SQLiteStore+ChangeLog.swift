@@ -2,7 +2,7 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-extension Store {
+extension SQLiteStore {
     /// What is wrong with the change log's pieces, one line each (empty when nothing is): a commit row whose
     /// piece rows are not all there (`piece_count - 1` of them, numbered from 1), or piece rows without their
     /// commit. For `storectl check`; a log without pieces (below migration 0007) has nothing to check.

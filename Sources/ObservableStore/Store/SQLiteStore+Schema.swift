@@ -2,7 +2,7 @@ import Foundation
 import ObservableStoreCore
 import StoreSQLite
 
-extension Store {
+extension SQLiteStore {
     /// The library's set, then the configured ones.
     package var migrationSets: [MigrationSet] { [MigrationSet.store] + configuration.migrationSets }
 
@@ -66,7 +66,7 @@ extension Store {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     /// The core's `rehearsePendingMigrations()` on SQLite: the pending migrations applied to a temporary copy of the
     /// store, made with the backup API; the history is checked before any copy is made.
     package func rehearseMigrations() throws -> [AppliedMigration] {
@@ -80,7 +80,7 @@ extension Store {
         rehearsal.createIfMissing = false
         rehearsal.migrationPolicy = .migrate
         rehearsal.backupBeforeMigrating = false
-        let rehearsed = try Store(path: copy, configuration: rehearsal)
+        let rehearsed = try SQLiteStore(path: copy, configuration: rehearsal)
         defer { rehearsed.close() }
         let applied = try rehearsed.appliedMigrations()
         return status.pending.compactMap { entry in applied.first { $0.set == entry.set && $0.version == entry.version } }

@@ -1,7 +1,7 @@
 import ObservableStoreCore
 import StoreSQLite
 
-extension Transaction {
+extension SQLiteTransaction {
     /// Runs one statement (prepared once, then cached) with `values` bound to its parameters in order, and
     /// returns how many rows it changed. Like ``execute(_:_:)`` without boxing each value: for bulk imports.
     @discardableResult

@@ -5,14 +5,14 @@
 /// For example:
 ///
 /// ```swift
-/// let page = Query<NodeVO>()
+/// let page = RecordQuery<NodeVO>()
 ///     .filter("x", .greaterThan, 10.0)
 ///     .order(by: "updated_at", descending: true)
 ///     .limit(50)
 /// let first = try nodes.fetchAll(page)
 /// let next = try nodes.fetchAll(page.after(first.last!))   // keyset: stable while others insert
 /// ```
-public struct Query<R: Record>: Sendable {
+public struct RecordQuery<R: Record>: Sendable {
     /// How a column is compared with a value.
     public typealias Comparison = QueryComparison
 
@@ -39,7 +39,7 @@ public struct Query<R: Record>: Sendable {
     public init() {}
 
     /// Keeps records whose `column` compares to `value` as asked. `value` is bound, never spliced into SQL.
-    public func filter(_ column: String, _ comparison: Comparison, _ value: some DatabaseValueConvertible) -> Query {
+    public func filter(_ column: String, _ comparison: Comparison, _ value: some DatabaseValueConvertible) -> RecordQuery {
         let bound = value.databaseValue
         return adding(
             Condition(
@@ -48,7 +48,7 @@ public struct Query<R: Record>: Sendable {
     }
 
     /// Keeps records whose `column` equals `value` (`IS NULL` when `value` is nil).
-    public func filter(_ column: String, equals value: some DatabaseValueConvertible) -> Query {
+    public func filter(_ column: String, equals value: some DatabaseValueConvertible) -> RecordQuery {
         let bound = value.databaseValue
         if bound.isNull {
             return adding(Condition(sql: "\(quoted(column)) IS NULL", arguments: [], predicate: .isNull(column: column)))
@@ -57,7 +57,7 @@ public struct Query<R: Record>: Sendable {
     }
 
     /// Keeps records whose `column` is one of `values` (none, when `values` is empty).
-    public func filter(_ column: String, in values: [some DatabaseValueConvertible]) -> Query {
+    public func filter(_ column: String, in values: [some DatabaseValueConvertible]) -> RecordQuery {
         guard !values.isEmpty else { return adding(Condition(sql: "0", arguments: [], predicate: .never)) }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let bound = values.map(\.databaseValue)
@@ -69,26 +69,26 @@ public struct Query<R: Record>: Sendable {
     /// Keeps records matching an SQL expression with `?` placeholders, e.g. `"x + y > ?"`.
     ///
     /// The expression is SQL written by the caller: pass user input only through `arguments`.
-    public func filter(sql: String, arguments: [any DatabaseValueConvertible] = []) -> Query {
+    public func filter(sql: String, arguments: [any DatabaseValueConvertible] = []) -> RecordQuery {
         adding(Condition(sql: "(\(sql))", arguments: arguments.map(\.databaseValue), predicate: nil))
     }
 
     /// Sorts by `column` (then by the previous orderings' ties, then by the primary key).
-    public func order(by column: String, descending: Bool = false) -> Query {
+    public func order(by column: String, descending: Bool = false) -> RecordQuery {
         var copy = self
         copy.orderings.append(Ordering(column: column, descending: descending))
         return copy
     }
 
     /// At most `count` records.
-    public func limit(_ count: Int) -> Query {
+    public func limit(_ count: Int) -> RecordQuery {
         var copy = self
         copy.limitCount = max(0, count)
         return copy
     }
 
     /// Skips the first `count` records. Prefer ``after(_:)`` for paging: offsets shift when others write.
-    public func offset(_ count: Int) -> Query {
+    public func offset(_ count: Int) -> RecordQuery {
         var copy = self
         copy.offsetCount = max(0, count)
         return copy
@@ -98,13 +98,13 @@ public struct Query<R: Record>: Sendable {
     ///
     /// Uses the record's values of the order columns and its primary key, so pages stay stable while
     /// other writers insert. Order columns should be NOT NULL.
-    public func after(_ record: R) -> Query {
+    public func after(_ record: R) -> RecordQuery {
         var copy = self
         copy.afterRecord = record
         return copy
     }
 
-    private func adding(_ condition: Condition) -> Query {
+    private func adding(_ condition: Condition) -> RecordQuery {
         var copy = self
         copy.conditions.append(condition)
         return copy

@@ -4,8 +4,8 @@ import StorePostgres
 import Synchronization
 
 /// What the change log's reader needs to know of a captured table: its columns in order, how each one's JSON value
-/// reads (``ServerRowImage``), and its primary key.
-struct ServerTableLayout: Sendable {
+/// reads (``PostgresRowImage``), and its primary key.
+struct PostgresTableLayout: Sendable {
     /// How a column's value is read from a row image.
     enum Kind: Sendable {
         /// `int2`, `int4`, `int8`, `oid`.
@@ -47,12 +47,12 @@ struct ServerTableLayout: Sendable {
 
     /// The layout of table `name` (as the capture trigger logs it: `TG_TABLE_NAME`, found through the search path),
     /// or nil when there is no such table.
-    static func read(_ name: String, on connection: ServerConnection) throws -> ServerTableLayout? {
+    static func read(_ name: String, on connection: ServerConnection) throws -> PostgresTableLayout? {
         parse(try connection.query(catalogQuery, [.text(name)]))
     }
 
     /// The layout of table `name`, read on `connection` with the caller suspended; nil when there is no such table.
-    nonisolated(nonsending) static func read(_ name: String, on connection: ServerConnection) async throws -> ServerTableLayout? {
+    nonisolated(nonsending) static func read(_ name: String, on connection: ServerConnection) async throws -> PostgresTableLayout? {
         parse(try await connection.query(catalogQuery, [.text(name)]))
     }
 
@@ -66,7 +66,7 @@ struct ServerTableLayout: Sendable {
         """
 
     /// The layout the catalog query answered with; nil when it found no column.
-    private static func parse(_ result: ServerResult) -> ServerTableLayout? {
+    private static func parse(_ result: ServerResult) -> PostgresTableLayout? {
         guard !result.rows.isEmpty else { return nil }
         var columns: [Column] = []
         var keyParts: [(position: Int64, name: String)] = []
@@ -75,40 +75,40 @@ struct ServerTableLayout: Sendable {
             columns.append(Column(name: column, kind: Kind(typeName: type)))
             if case .integer(let position) = row[2] { keyParts.append((position, column)) }
         }
-        return ServerTableLayout(columns: columns, key: keyParts.sorted { $0.position < $1.position }.map(\.name))
+        return PostgresTableLayout(columns: columns, key: keyParts.sorted { $0.position < $1.position }.map(\.name))
     }
 }
 
 /// The layouts of the captured tables, read once per table and kept until a commit that changed the schema.
-final class ServerTableLayouts: Sendable {
-    private let known = Mutex<[String: ServerTableLayout]>([:])
+final class PostgresTableLayouts: Sendable {
+    private let known = Mutex<[String: PostgresTableLayout]>([:])
 
     /// The layouts of `tables`, reading the ones not known yet on `connection`. A table that no longer exists has
     /// none (its row images are read by their JSON values).
-    func layouts(of tables: Set<String>, on connection: ServerConnection) throws -> [String: ServerTableLayout] {
+    func layouts(of tables: Set<String>, on connection: ServerConnection) throws -> [String: PostgresTableLayout] {
         var found = cached(tables)
         for table in tables where found[table] == nil {
-            found[table] = remember(table, try ServerTableLayout.read(table, on: connection))
+            found[table] = remember(table, try PostgresTableLayout.read(table, on: connection))
         }
         return found
     }
 
     /// The layouts of `tables`, read on `connection` when not cached, the caller suspended meanwhile.
     nonisolated(nonsending) func layouts(of tables: Set<String>, on connection: ServerConnection) async throws
-        -> [String: ServerTableLayout]
+        -> [String: PostgresTableLayout]
     {
         var found = cached(tables)
         for table in tables where found[table] == nil {
-            found[table] = remember(table, try await ServerTableLayout.read(table, on: connection))
+            found[table] = remember(table, try await PostgresTableLayout.read(table, on: connection))
         }
         return found
     }
 
-    private func cached(_ tables: Set<String>) -> [String: ServerTableLayout] {
+    private func cached(_ tables: Set<String>) -> [String: PostgresTableLayout] {
         known.withLock { known in known.filter { tables.contains($0.key) } }
     }
 
-    private func remember(_ table: String, _ layout: ServerTableLayout?) -> ServerTableLayout? {
+    private func remember(_ table: String, _ layout: PostgresTableLayout?) -> PostgresTableLayout? {
         if let layout { known.withLock { $0[table] = layout } }
         return layout
     }

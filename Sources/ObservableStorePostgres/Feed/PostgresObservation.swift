@@ -8,13 +8,13 @@ import Synchronization
 /// What a ``PostgresStore`` observes with: the publisher of its listeners, the change feed, the table layouts the
 /// log's row images are read with, and a connection of its own on which the store's own commits are read back
 /// and published before `write` returns.
-final class ServerObservation: Sendable {
+final class PostgresObservation: Sendable {
     /// Hands each logged commit to the store's listeners, once, in sequence order.
-    let publisher: CommitPublisher<ServerLogEntry>
+    let publisher: CommitPublisher<PostgresLogEntry>
     /// The captured tables' layouts, shared by every reader of the log.
-    let layouts = ServerTableLayouts()
+    let layouts = PostgresTableLayouts()
     /// Reads every writer's commits; nil when the store does not track changes.
-    let feed: ServerChangeFeed?
+    let feed: PostgresChangeFeed?
     private let url: PostgresURL
     private let logger: Logger
     /// Used only while publishing (under the publisher's lock): one publication at a time.
@@ -31,10 +31,10 @@ final class ServerObservation: Sendable {
     ) throws {
         self.url = url
         self.logger = configuration.logger
-        publisher = CommitPublisher<ServerLogEntry>(registry: registry, logger: configuration.logger)
-        publisher.startPublishing(after: try ServerLogReader.head(on: connection))
+        publisher = CommitPublisher<PostgresLogEntry>(registry: registry, logger: configuration.logger)
+        publisher.startPublishing(after: try PostgresLogReader.head(on: connection))
         if configuration.tracksChanges {
-            feed = ServerChangeFeed(
+            feed = PostgresChangeFeed(
                 url: url, publisher: publisher, layouts: layouts, pollInterval: configuration.changeFeedPollInterval,
                 stampsWaitingCommits: stampsWaitingCommits, logger: configuration.logger)
         } else {
@@ -53,7 +53,7 @@ final class ServerObservation: Sendable {
             return current
         }
         guard let connection else { return }
-        publisher.publishFromLog(ServerLogReader(connection: connection, layouts: layouts, knownLast: sequence), newest: sequence)
+        publisher.publishFromLog(PostgresLogReader(connection: connection, layouts: layouts, knownLast: sequence), newest: sequence)
     }
 
     /// Publishes the store's own commit `sequence` (and any commit before it not yet published), reading the log on
@@ -61,13 +61,13 @@ final class ServerObservation: Sendable {
     /// publishes it later.
     nonisolated(nonsending) func publishOwnCommit(_ sequence: Int64, readingOn connection: ServerConnection) async {
         guard feed != nil else { return }
-        var entries: [ServerLogEntry] = []
+        var entries: [PostgresLogEntry] = []
         if publisher.hasListeners {
-            let reader = ServerLogReader(connection: connection, layouts: layouts)
+            let reader = PostgresLogReader(connection: connection, layouts: layouts)
             var after = publisher.lastPublishedSequence
             do {
                 while after < sequence {
-                    let page = try await reader.entries(after: after, through: sequence, limit: ServerChangeFeed.pageSize)
+                    let page = try await reader.entries(after: after, through: sequence, limit: PostgresChangeFeed.pageSize)
                     guard let last = page.last else { break }
                     entries += page
                     after = last.sequence
