@@ -181,8 +181,12 @@ extension ConformanceCases {
         try await waitUntil("the models to end with the store") { !big.isObserving && !record.isObserving }
         #expect(big.error == nil && record.error == nil)
         #expect(big.records.map(\.name) == ["a"], "the last records stay")
+        let lateQuery = LiveQuery(RecordQuery<NodeVO>(), in: store)
+        #expect(lateQuery.records.isEmpty && lateQuery.sequence == nil && !lateQuery.isObserving)
+        #expect((lateQuery.error as? StoreError)?.code == .transactionMisuse, "\(String(describing: lateQuery.error))")
         let late = LiveRecord(NodeVO.self, key: id, in: store)
-        #expect(late.record == nil && !late.isObserving && late.error != nil)
+        #expect(late.record == nil && late.sequence == nil && !late.isObserving)
+        #expect((late.error as? StoreError)?.code == .transactionMisuse, "\(String(describing: late.error))")
     }
 }
 

@@ -20,7 +20,7 @@ struct ServerDurableListenerTests {
     /// The durable commits received so far.
     private func sequences(_ log: DurableLog) -> [Int64] { log.sequences }
 
-    @Test func itResumesAfterCloseAndReopenFromItsCursor() throws {
+    @Test func itResumesAfterReopenWithTheCommitsOtherProgramsMadeWhileAway() throws {
         try ObservedServer.with { server in
             let received = DurableLog()
             var store = try server.openStore()

@@ -15,38 +15,6 @@ import Testing
         }
     }
 
-    @Test func aDurableListenerResumesAfterRestartFromItsCursor() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("durable.sqlite").path
-            do {
-                let store = try SQLiteStore(path: path)
-                let received = Received()
-                let token = try store.listenDurably("mailer") { received.append($0) }
-                try insert(store, 5)
-                try waitUntil { received.sequences.count == 5 }
-                token.cancel()
-                try insert(store, 3, from: 5)  // made while the listener is away
-                #expect(try store.durableListeners().map(\.lag) == [3])
-                store.close()
-            }
-            let store = try SQLiteStore(path: path)
-            defer { store.close() }
-            let received = Received()
-            let token = try store.listenDurably("mailer") { received.append($0) }
-            try waitUntil { received.sequences.count == 3 }
-            try insert(store, 2, from: 8)
-            try waitUntil { received.sequences.count == 5 }
-            #expect(received.sequences == [6, 7, 8, 9, 10])
-            // The acknowledgement follows the handler's return.
-            try waitUntil { (try? store.durableListeners().first?.cursor) == 10 }
-            let info = try #require(try store.durableListeners().first)
-            #expect(info.name == "mailer")
-            #expect(info.cursor == 10)
-            #expect(info.lag == 0)
-            withExtendedLifetime(token) {}
-        }
-    }
-
     @Test func aNewListenerStartsNowOrAtTheBeginning() throws {
         try withTemporaryStore { store, _ in
             try insert(store, 3)

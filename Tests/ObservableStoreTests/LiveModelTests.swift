@@ -184,18 +184,6 @@ private actor ModelActor {
         }
     }
 
-    @Test func aModelMadeOnAClosedStoreHasTheErrorAndNoValue() async throws {
-        try await withTemporaryStore { store, _ in
-            store.close()
-            let actor = ModelActor()
-            let query = LiveQuery(Self.bigX, in: store, on: actor)
-            let record = LiveRecord(UserInfo.self, key: "me", in: store, on: actor)
-            #expect(await actor.run { query.error != nil && query.sequence == nil && !query.isObserving })
-            #expect(await actor.run { record.error != nil && record.sequence == nil && !record.isObserving })
-            #expect(await actor.run { (query.error as? StoreError)?.code == .transactionMisuse })
-        }
-    }
-
     @Test func aFailedReadSetsTheErrorAndKeepsTheLastValue() async throws {
         try await withTemporaryStore { store, _ in
             try store.repository(NodeVO.self).insert(NodeVO(name: "big", x: 500, y: 0))

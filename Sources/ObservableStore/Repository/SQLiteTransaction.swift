@@ -1,7 +1,7 @@
 import ObservableStoreCore
 import StoreSQLite
 
-/// The handle a ``SQLiteStore/write(origin:_:)-8xja0`` or ``SQLiteStore/read(_:)-3slq4`` closure works with: raw SQL, records, savepoints.
+/// The handle a ``SQLiteStore/write(origin:_:)-662mu`` or ``SQLiteStore/read(_:)-2havo`` closure works with: raw SQL, records, savepoints.
 ///
 /// Everything done through one `SQLiteTransaction` commits or rolls back together. A transaction is
 /// valid only inside its closure and only on the thread that runs the closure: do not keep it or

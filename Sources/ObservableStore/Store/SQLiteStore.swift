@@ -184,7 +184,7 @@ public final class SQLiteStore: Sendable {
         return try writer.sync { writer in try pipeline.run(on: writer, origin: origin, body).value }
     }
 
-    /// Like ``write(origin:_:)-8xja0``, and also returns the sequence number of the commit the write made, to
+    /// Like ``write(origin:_:)-662mu``, and also returns the sequence number of the commit the write made, to
     /// match it with the event listeners receive for it (``/ObservableStoreCore/Commit/sequence``). Reading
     /// ``lastSequence()`` afterwards would race with other writers.
     ///
@@ -210,7 +210,7 @@ public final class SQLiteStore: Sendable {
         try await writer.async { writer in try self.pipeline.run(on: writer, origin: origin, body) }
     }
 
-    /// Like ``write(origin:_:)-8xja0``, with the caller suspended instead of blocking a thread.
+    /// Like ``write(origin:_:)-662mu``, with the caller suspended instead of blocking a thread.
     ///
     /// The write is queued behind the writes already waiting and runs on the writer's serial queue (one thread
     /// at a time, however many callers wait); its caller is resumed after COMMIT and the publication to immediate
