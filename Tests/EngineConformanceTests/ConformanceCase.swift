@@ -21,6 +21,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case bindAndFireHasNoGapOrDuplicate
     case bindAndFireOnAPropertyAndAQuery
     case observedValuesFollowTheirQuery
+    case anObservedValueIsNeverRepeated
     case liveModelsFollowTheStoreAndEndWithIt
     case aTrackedReadFollowsWhatItReads
     case theChangeLogPagesThroughEveryCommit
@@ -55,6 +56,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .bindAndFireHasNoGapOrDuplicate: try Cases.bindAndFireHasNoGapOrDuplicate(engine)
         case .bindAndFireOnAPropertyAndAQuery: try Cases.bindAndFireOnAPropertyAndAQuery(engine)
         case .observedValuesFollowTheirQuery: try await Cases.observedValuesFollowTheirQuery(engine)
+        case .anObservedValueIsNeverRepeated: try await Cases.anObservedValueIsNeverRepeated(engine)
         case .liveModelsFollowTheStoreAndEndWithIt: try await Cases.liveModelsFollowTheStoreAndEndWithIt(engine)
         case .aTrackedReadFollowsWhatItReads: try await Cases.aTrackedReadFollowsWhatItReads(engine)
         case .theChangeLogPagesThroughEveryCommit: try Cases.theChangeLogPagesThroughEveryCommit(engine)

@@ -98,6 +98,48 @@ extension ConformanceCases {
         }
     }
 
+    /// A slow consumer of `value(of:key:)` and `values(of:)` while a writer renames a node back and forth: no value
+    /// comes twice in a row (a waiting value that changes back to the one the consumer has is dropped), and the last
+    /// value is the last written.
+    static func anObservedValueIsNeverRepeated<E: ConformanceEngine>(_ engine: E) async throws {
+        try await withStore(engine) { store in
+            let node = try insertNodes(store, ["A"])[0]
+            let key = try #require(node.id)
+            // NodeName holds only the id and the name: a rename back is the same value again (a NodeVO's `updatedAt`
+            // would tell the two apart).
+            let one = try store.value(of: NodeName.self, key: key)
+            let all = try store.values(of: RecordQuery<NodeName>().order(by: "name"))
+            let names = Recorder<String?>()
+            let lists = Recorder<[String]>()
+            let oneTask = Task {
+                for try await element in one {
+                    names.append(element.value?.name)
+                    try await Task.sleep(for: .milliseconds(3))  // slower than the writes: values wait, and coalesce
+                }
+            }
+            let allTask = Task {
+                for try await element in all {
+                    lists.append(element.value.map(\.name))
+                    try await Task.sleep(for: .milliseconds(3))
+                }
+            }
+            defer {
+                oneTask.cancel()
+                allTask.cancel()
+            }
+            try await waitUntil("the first values") { names.count == 1 && lists.count == 1 }
+            for name in Array(repeating: ["B", "A"], count: 100).joined() + ["Z"] {
+                let renamed = NodeVO(id: node.id, name: name, x: node.x, y: node.y)
+                try await store.write(origin: nil) { tx in try tx.update(renamed) }
+            }
+            try await waitUntil("the last write's values") { names.all.last == "Z" && lists.all.last == ["Z"] }
+            let repeatedName = zip(names.all, names.all.dropFirst()).first { $0 == $1 }
+            let repeatedList = zip(lists.all, lists.all.dropFirst()).first { $0 == $1 }
+            #expect(repeatedName == nil, "value(of:key:) handed \(String(describing: repeatedName)) twice: \(names.all)")
+            #expect(repeatedList == nil, "values(of:) handed \(String(describing: repeatedList)) twice: \(lists.all)")
+        }
+    }
+
     /// `observe(tracking:)`: a read of two tables (a count of nodes, the users' names) delivers its value at once, then
     /// a new one after each commit that changes it; a commit that leaves the value as it was delivers nothing.
     static func aTrackedReadFollowsWhatItReads<E: ConformanceEngine>(_ engine: E) async throws {

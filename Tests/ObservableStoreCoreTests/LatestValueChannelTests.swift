@@ -25,6 +25,31 @@ import Testing
         #expect(third?.value == 12 && third?.sequence == 7)
     }
 
+    @Test func aWaitingValueThatChangesBackToTheTakenOneIsDropped() async throws {
+        let channel = LatestValueChannel<String>(isSame: ==)
+        var iterator = ObservedValues(channel: channel).makeAsyncIterator()
+        channel.offer("A", sequence: 1)
+        #expect(try await iterator.next()?.value == "A")
+        channel.offer("B", sequence: 2)  // waits: the consumer is slow
+        channel.offer("A", sequence: 3)  // back to what the consumer has: B is dropped, A is not offered again
+        channel.offer("A", sequence: 4)
+        channel.finish()
+        #expect(try await iterator.next() == nil, "the consumer took A; A again would repeat it")
+    }
+
+    @Test func aValueThatChangesBackAndAgainIsHandedOnceWithItsNewestSequence() async throws {
+        let channel = LatestValueChannel<String>(isSame: ==)
+        var iterator = ObservedValues(channel: channel).makeAsyncIterator()
+        channel.offer("A", sequence: 1)
+        #expect(try await iterator.next()?.value == "A")
+        channel.offer("B", sequence: 2)
+        channel.offer("A", sequence: 3)  // drops B
+        channel.offer("B", sequence: 4)  // differs from A, which the consumer has: waits
+        channel.offer("B", sequence: 2)  // old: dropped
+        let next = try await iterator.next()
+        #expect(next?.value == "B" && next?.sequence == 4)
+    }
+
     @Test func aFailureEndsTheSequenceAfterWhatIsPendingOnce() async throws {
         let channel = LatestValueChannel<Int>(isSame: ==)
         var iterator = ObservedValues(channel: channel).makeAsyncIterator()

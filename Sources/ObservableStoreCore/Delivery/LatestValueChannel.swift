@@ -2,15 +2,18 @@ import Synchronization
 
 /// The hand-over between an observed read (producer, any thread) and one async consumer: it holds only the
 /// latest value not yet taken (values coalesce under bursts), and it accepts a value only when it is newer
-/// than the last one accepted (by commit sequence) and differs from it. So a consumer never goes back in
-/// time, never gets the same sequence twice, never gets an unchanged value again, and the last value it
-/// takes after writes stop is the last one read.
+/// (by commit sequence) than every value offered before, and differs from the value the consumer would otherwise
+/// see next: the one waiting to be taken, or else the one it took last. A waiting value that changes back to the one
+/// the consumer took is dropped. So a consumer never goes back in time, never gets the same sequence twice, never
+/// gets an unchanged value again, and the last value it takes after writes stop is the last one read.
 package final class LatestValueChannel<Value: Sendable>: Sendable {
     private struct State {
-        /// The last value accepted, taken or not, and its sequence.
-        var last: Observed<Value>?
-        /// Whether `last` is waiting to be taken.
-        var isPending = false
+        /// The last value the consumer took.
+        var taken: Observed<Value>?
+        /// The value waiting to be taken, if any.
+        var pending: Observed<Value>?
+        /// The newest sequence offered so far: an offer at or below it is old.
+        var newestSequence: Int64?
         var waiter: CheckedContinuation<Observed<Value>?, any Error>?
         var failure: (any Error)?
         var isFinished = false
@@ -36,18 +39,25 @@ package final class LatestValueChannel<Value: Sendable>: Sendable {
     }
 
     /// Offers `value`, read at `sequence`: handed to the waiting consumer, or kept as the latest; dropped when
-    /// not newer than the last value accepted, or the same.
+    /// not newer than an earlier offer, or the same as the value the consumer would see next. A value equal to the one
+    /// the consumer took drops the one waiting: the consumer already has it.
     package func offer(_ value: Value, sequence: Int64) {
         let waiting = state.withLock { state -> (CheckedContinuation<Observed<Value>?, any Error>, Observed<Value>)? in
             guard !state.isFinished else { return nil }
-            if let last = state.last, sequence <= last.sequence || isSame(last.value, value) { return nil }
+            if let newest = state.newestSequence, sequence <= newest { return nil }
+            state.newestSequence = sequence
+            if let pending = state.pending, isSame(pending.value, value) { return nil }
+            if let taken = state.taken, isSame(taken.value, value) {
+                state.pending = nil
+                return nil
+            }
             let observed = Observed(value: value, sequence: sequence)
-            state.last = observed
             guard let waiter = state.waiter else {
-                state.isPending = true
+                state.pending = observed
                 return nil
             }
             state.waiter = nil
+            state.taken = observed
             return (waiter, observed)
         }
         if let (waiter, observed) = waiting { waiter.resume(returning: observed) }
@@ -72,9 +82,9 @@ package final class LatestValueChannel<Value: Sendable>: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready = state.withLock { state -> Result<Observed<Value>?, any Error>? in
-                    if state.isPending, let last = state.last {
-                        state.isPending = false
-                        return .success(last)
+                    if let pending = state.pending {
+                        (state.taken, state.pending) = (pending, nil)
+                        return .success(pending)
                     }
                     if let failure = state.failure {
                         state.failure = nil
