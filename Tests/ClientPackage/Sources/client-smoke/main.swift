@@ -16,5 +16,9 @@ guard seen.wait(timeout: .now() + 10) == .success, let sequence = written.sequen
     exit(1)
 }
 print("client-smoke: commit \(sequence) seen")
+// Observed's initializer is public: a client's tests can make the values an observed sequence yields (this
+// line compiles only if it is).
+let fake: Observed<[String]> = Observed(value: ["client"], sequence: sequence)
+print("client-smoke: a fake observed value at \(fake.sequence)")
 withExtendedLifetime(token) {}
 store.close()
