@@ -90,6 +90,7 @@ let package = Package(
             resources: [
                 .embedInCode("0001_store.sql"),
                 .embedInCode("0002_concurrent_commits.sql"),
+                .embedInCode("0003_capture_any_column_name.sql"),
             ]
         ),
         .target(name: "ObservableStorePostgres", dependencies: ["ObservableStoreCore", "StorePostgres", "StorePostgresMigrations", logging]),

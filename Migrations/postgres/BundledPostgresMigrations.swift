@@ -8,5 +8,6 @@ package enum BundledPostgresMigrations {
     package static let all: [(id: String, sql: String)] = [
         ("0001_store", String(decoding: PackageResources._001_store_sql, as: UTF8.self)),
         ("0002_concurrent_commits", String(decoding: PackageResources._002_concurrent_commits_sql, as: UTF8.self)),
+        ("0003_capture_any_column_name", String(decoding: PackageResources._003_capture_any_column_name_sql, as: UTF8.self)),
     ]
 }

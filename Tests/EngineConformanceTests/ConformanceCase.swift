@@ -24,6 +24,11 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case anObservedValueIsNeverRepeated
     case liveModelsFollowTheStoreAndEndWithIt
     case aTrackedReadFollowsWhatItReads
+    case commitsOutsideAnObservedQueryReadNothing
+    case certainChangesAreAppliedInMemoryAndUncertainOnesReadAgain
+    case aTransactionOfSeveralChangesIsAppliedInOrder
+    case whatOnlyTheDatabaseKnowsReadsAgain
+    case underRandomWritesObservedQueriesEndFreshAndMostlyReadNothing
     case theChangeLogPagesThroughEveryCommit
     case durableListenerResumesAfterReopen
     case durableAcknowledgementInsideTheHandlersWrite
@@ -59,6 +64,11 @@ enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .anObservedValueIsNeverRepeated: try await Cases.anObservedValueIsNeverRepeated(engine)
         case .liveModelsFollowTheStoreAndEndWithIt: try await Cases.liveModelsFollowTheStoreAndEndWithIt(engine)
         case .aTrackedReadFollowsWhatItReads: try await Cases.aTrackedReadFollowsWhatItReads(engine)
+        case .commitsOutsideAnObservedQueryReadNothing: try await Cases.commitsOutsideAnObservedQueryReadNothing(engine)
+        case .certainChangesAreAppliedInMemoryAndUncertainOnesReadAgain: try await Cases.certainChangesAreAppliedInMemoryAndUncertainOnesReadAgain(engine)
+        case .aTransactionOfSeveralChangesIsAppliedInOrder: try await Cases.aTransactionOfSeveralChangesIsAppliedInOrder(engine)
+        case .whatOnlyTheDatabaseKnowsReadsAgain: try await Cases.whatOnlyTheDatabaseKnowsReadsAgain(engine)
+        case .underRandomWritesObservedQueriesEndFreshAndMostlyReadNothing: try await Cases.underRandomWritesObservedQueriesEndFreshAndMostlyReadNothing(engine)
         case .theChangeLogPagesThroughEveryCommit: try Cases.theChangeLogPagesThroughEveryCommit(engine)
         case .durableListenerResumesAfterReopen: try Cases.durableListenerResumesAfterReopen(engine)
         case .durableAcknowledgementInsideTheHandlersWrite: try Cases.durableAcknowledgementInsideTheHandlersWrite(engine)

@@ -20,8 +20,10 @@ struct PostgresCaptureTests {
                 try admin.execute("UPDATE \"Tasks\" SET done = true")
                 let changes = try admin.query("SELECT tbl, op, new_row->>'done' FROM _store_changes ORDER BY ord").rows
                 #expect(changes == [[.text("Tasks"), .text("I"), .text("false")], [.text("Tasks"), .text("U"), .text("true")]])
-                // Numbered at COMMIT, or by the next stamper when the feed's poll held the stamp lock just then.
-                try waitUntil { try integer(admin, "SELECT max(seq) FROM _store_commits") == 2 }
+                // 1 the CREATE TABLE (a schema change), 2 and 3 the writes: numbered at COMMIT, or by the next stamper
+                // when the feed's poll held the stamp lock just then.
+                try waitUntil { try integer(admin, "SELECT max(seq) FROM _store_commits") == 3 }
+                #expect(try integer(admin, "SELECT count(*) FROM _store_commits WHERE schema_changed") == 1)
                 // A partly removed capture is reinstalled whole.
                 try admin.execute("DROP TRIGGER _store_capture_delete ON \"Tasks\"")
             }
@@ -31,6 +33,27 @@ struct PostgresCaptureTests {
             #expect(missing?.code == .notFound)
             let own = #expect(throws: StoreError.self) { try store.installCapture(on: "_store_changes") }
             #expect(own?.code == .invalidInput)
+        }
+    }
+
+    /// A column may have any name: one named like a row alias (`r`) or like the triggers' own (`_store_row`) is logged
+    /// as a column, and inserts and deletes log the whole row.
+    @Test func aColumnNamedLikeARowAliasIsLoggedAsAColumn() throws {
+        try TestServer.withStore { store, _ in
+            try store.write { try $0.execute("CREATE TABLE tricky (id bigint PRIMARY KEY, r double precision, _store_row text)") }
+            try store.installCapture(on: "tricky")
+            let start = try store.lastSequence()
+            try store.write { tx in
+                try tx.execute("INSERT INTO tricky VALUES (1, 2.5, 'x')")
+                try tx.execute("DELETE FROM tricky")
+            }
+            let changes = try store.commits(after: start).flatMap(\.changes)
+            #expect(changes.map(\.operation) == [.insert, .delete])
+            for row in [changes.first?.new, changes.last?.old] {
+                #expect(row?["id"] == .integer(1))
+                #expect(row?["r"] == .real(2.5))
+                #expect(row?["_store_row"] == .text("x"))
+            }
         }
     }
 

@@ -338,7 +338,9 @@ struct ServerCommitNumberingTests {
             try open.execute("INSERT INTO nodes (name, x, y) VALUES ('open during the upgrade', 0, 0)")
             let upgraded = Mutex<Result<PostgresStore, any Error>?>(nil)
             DispatchQueue.global().async {
-                let result = Result { try PostgresStore(url: url.text) }
+                var second = PostgresStoreConfiguration()
+                second.migrationPolicy = .migrateUpTo(version: 2, set: MigrationSet.storeSetName)
+                let result = Result { try PostgresStore(url: url.text, configuration: second) }
                 upgraded.withLock { $0 = result }
             }
             try withAdmin(url) { admin in

@@ -67,7 +67,7 @@ struct StoreCtlPostgresTests {
                 for key in ["tables", "records", "last_change_seq", "state"] {
                     #expect("\(info[key] ?? "")" == "\(sqliteInfo[key] ?? "")", "\(key): \(info) vs \(sqliteInfo)")
                 }
-                #expect(info["journal"] as? String == "server" && info["schema"] as? String == "0002")
+                #expect(info["journal"] as? String == "server" && info["schema"] as? String == "0003")
                 #expect((info["store"] as? String)?.hasSuffix("/\(database.name)") == true)
             }
         }
@@ -160,7 +160,7 @@ struct StoreCtlPostgresTests {
             let status = try cli(["migrate", "status", "--format", "ndjson", "--db", database.url])
             expectSuccess(status)
             let rows = try jsonLines(status)
-            #expect(rows.map { $0["state"] as? String } == ["applied", "applied"], "\(status)")
+            #expect(rows.map { $0["state"] as? String } == ["applied", "applied", "applied"], "\(status)")
             #expect(rows.first?["checksum"] as? String == "ok")
             let up = try cli(["migrate", "up", "--db", database.url])
             expectSuccess(up)
@@ -312,9 +312,9 @@ struct StoreCtlPostgresTests {
         try withPostgresTestDatabase { database in
             let first = try cli(["init", "--db", database.url])
             expectSuccess(first)
-            #expect(first.stderr.contains("schema 0002"), "\(first)")
+            #expect(first.stderr.contains("schema 0003"), "\(first)")
             expectSuccess(try cli(["init", "--db", database.url]))
-            #expect(try database.psql("SELECT count(*) FROM _store_migrations WHERE set_name = 'store'").contains("2"))
+            #expect(try database.psql("SELECT count(*) FROM _store_migrations WHERE set_name = 'store'").contains("3"))
             let missing = database.url + "_missing"
             expectFailure(try cli(["init", "--db", missing]), exit: 3, code: "not_found", "\(database.name)_missing")
         }

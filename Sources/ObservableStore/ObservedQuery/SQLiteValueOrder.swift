@@ -20,8 +20,8 @@ enum SQLiteValueOrder {
         case (.real(let a), .integer(let b)): return -compare(b, a)
         case (.text(let a), .text(let b)):
             guard binaryText else { return nil }
-            return bytewise(a.utf8, b.utf8)
-        case (.blob(let a), .blob(let b)): return bytewise(a, b)
+            return ByteOrder.compare(a.utf8, b.utf8)
+        case (.blob(let a), .blob(let b)): return ByteOrder.compare(a, b)
         default: return nil
         }
     }
@@ -43,18 +43,5 @@ enum SQLiteValueOrder {
         let floor = Int64(real.rounded(.down))
         if integer != floor { return integer < floor ? -1 : 1 }
         return real > Double(floor) ? -1 : 0
-    }
-
-    /// `memcmp` then length, as SQLite compares blobs and BINARY text.
-    private static func bytewise<C: Collection<UInt8>>(_ a: C, _ b: C) -> Int {
-        var (left, right) = (a.makeIterator(), b.makeIterator())
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
-            }
-        }
     }
 }

@@ -3,9 +3,12 @@
 package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransaction {
     associatedtype Snapshot
 
-    /// How `values(of:)` keeps `query`'s records current: by default, each commit to its table reads them again.
-    /// The SQLite engine evaluates most commits against the held result instead.
-    func observation<R: Record>(of query: RecordQuery<R>) -> QueryObservation<Snapshot, R>
+    /// How the database compares the values of `columns` of `table`, as `snapshot` sees the schema: what lets
+    /// `values(of:)` and `bindAndFire(query:)` judge a commit's rows in memory (``ObservedQueryState``). A column left
+    /// out is never judged in memory: by default none is, and every commit to the table that may matter reads again.
+    static func columnComparators(
+        of table: String, columns: Set<String>, in snapshot: Snapshot
+    ) throws -> [String: any ColumnComparator]
 
     /// Runs `body`, which runs exactly one statement, in a read snapshot: an engine may skip BEGIN and COMMIT, since
     /// one statement is its own snapshot. ``Repository``'s reads.
@@ -51,9 +54,23 @@ package protocol RecordEngine<Snapshot>: StoreEngine where Snapshot: StoreTransa
 }
 
 extension RecordEngine {
-    /// Each commit to the query's table reads the records again.
+    /// No column is judged in memory.
+    package static func columnComparators(
+        of table: String, columns: Set<String>, in snapshot: Snapshot
+    ) throws -> [String: any ColumnComparator] {
+        [:]
+    }
+
+    /// How `values(of:)` keeps `query`'s records current: most commits are judged against the held result in memory,
+    /// the rest read the query again.
     package func observation<R: Record>(of query: RecordQuery<R>) -> QueryObservation<Snapshot, R> {
-        QueryObservation(fetch: { tx in try tx.fetchAll(query) }, apply: { _ in .refetch })
+        let state = observedQueryState(of: query)
+        return QueryObservation(fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) })
+    }
+
+    /// A new observation state of `query` (tests keep it, to count its reads).
+    package func observedQueryState<R: Record>(of query: RecordQuery<R>) -> ObservedQueryState<Snapshot, R> {
+        ObservedQueryState(query, comparators: Self.columnComparators)
     }
 
     /// Every commit may change what `read` read.

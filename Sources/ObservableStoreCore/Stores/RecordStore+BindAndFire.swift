@@ -51,10 +51,10 @@ extension RecordStore {
     /// Bind and fire on a query: calls `handler` at once with the query's records, then after each commit that
     /// changes them, with the records as that commit left them.
     ///
-    /// It follows the query as `values(of:)` does, at the same cost: on SQLite most commits to `R`'s table are
+    /// It follows the query as `values(of:)` does, at the same cost, on both engines: most commits to `R`'s table are
     /// applied to the records held (a commit that leaves them as they were calls nothing), and the query is read again
-    /// only when a commit cannot be applied; on PostgreSQL each commit to the table reads it again, and values
-    /// coalesce. Use ``ListeningStore/listen(_:filter:options:handler:)`` for every individual change.
+    /// only when a commit cannot be applied. Use ``ListeningStore/listen(_:filter:options:handler:)`` for every
+    /// individual change.
     public func bindAndFire<R: Record>(
         _ name: String, query: RecordQuery<R>, options: ListenerOptions = ListenerOptions(),
         handler: @escaping @Sendable ([R]) -> Void

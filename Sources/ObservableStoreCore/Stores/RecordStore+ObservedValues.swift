@@ -5,10 +5,12 @@ extension RecordStore {
     /// again after each commit that changes them (see ``ObservedValues``). Each element carries the commit sequence
     /// it reflects. Records are compared with `==`.
     ///
-    /// The SQLite engine evaluates most commits against the held result without reading again; the PostgreSQL
-    /// engine reads the query again after each commit to its table (one snapshot read; values coalesce under a
-    /// burst). A read that fails ends the sequence with its error; this throws when the store cannot be read at all
-    /// (closed).
+    /// Each commit to the query's table is judged against the held result in memory, with the engine's comparison
+    /// rules: a commit whose rows match the filters neither before nor after reads nothing, one whose effect is
+    /// certain updates the result, and only the rest read the query again (a filter only the database evaluates,
+    /// such as `filter(sql:)` or `LIKE`; a column type or collation whose order is not modelled; a row leaving a
+    /// result cut by `limit`). A read that fails ends the sequence with its error; this throws when the store cannot
+    /// be read at all (closed).
     public func values<R: Record & Equatable>(of query: RecordQuery<R>) throws -> ObservedValues<[R]> {
         try observe(engineHandle.engine.observation(of: query), isSame: ==)
     }
@@ -80,6 +82,15 @@ extension RecordStore {
             },
             apply: { commit in mayChange.value(commit) ? .refetch : .skip },
             isSame: ==)
+    }
+
+    /// A query's records observed through `state` (tests keep it, to count its reads).
+    package func observe<R: Record>(
+        _ state: ObservedQueryState<Transaction, R>, isSame: @escaping @Sendable ([R], [R]) -> Bool
+    ) throws -> ObservedValues<[R]> {
+        try observe(
+            QueryObservation(fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) }),
+            isSame: isSame)
     }
 
     /// A query's records observed as `observation` says.

@@ -99,6 +99,20 @@ public final class PostgresTransaction {
         }
     }
 
+    /// Whether `sql` may change the schema: its first statement is DDL (or a `DO` block), or it is a script with a
+    /// `CREATE`, `ALTER` or `DROP` in it. A write that runs such SQL is logged as a schema change, as a migration is:
+    /// observers read again, and the log's readers forget the tables' layouts.
+    static func changesSchema(_ sql: String) -> Bool {
+        if mayChangeSchema(sql) { return true }
+        guard Placeholders.hasSeveralStatements(sql) else { return false }
+        return Placeholders.keywords(sql).contains { $0 == "CREATE" || $0 == "ALTER" || $0 == "DROP" }
+    }
+
+    /// Opens this transaction's commit record and marks it a schema change.
+    static let markingSchemaChange = [
+        "SELECT _store_open_commit()", "UPDATE _store_commits SET schema_changed = true WHERE txid = pg_current_xact_id()",
+    ]
+
     /// Whether `sql` starts with a statement that may change a table's columns.
     static func mayChangeSchema(_ sql: String) -> Bool {
         let keyword = sql.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
@@ -114,13 +128,21 @@ public final class PostgresTransaction {
     /// needs a cast in the SQL: `WHERE created_at > $1::timestamptz`.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int {
-        try perform(callerStatement(sql, arguments).map(\.affectedRows))
+        let count = try perform(callerStatement(sql, arguments).map(\.affectedRows))
+        if kind == .write && PostgresTransaction.changesSchema(sql) {
+            for statement in PostgresTransaction.markingSchemaChange { try run(statement) }
+        }
+        return count
     }
 
     /// Runs SQL with bound `arguments` and returns how many rows it changed, as the blocking form does.
     @discardableResult
     nonisolated(nonsending) public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws -> Int {
-        try await perform(callerStatement(sql, arguments).map(\.affectedRows))
+        let count = try await perform(callerStatement(sql, arguments).map(\.affectedRows))
+        if kind == .write && PostgresTransaction.changesSchema(sql) {
+            for statement in PostgresTransaction.markingSchemaChange { _ = try await perform(self.statement(statement)) }
+        }
+        return count
     }
 
     /// Makes each later statement of this transaction wait at most `timeout` for a lock (a row another writer holds,

@@ -7,8 +7,19 @@ import Synchronization
 /// natively (integers, floating point and numeric, text, `bytea`) as it is, and to any other column (`timestamptz`,
 /// `boolean`, `uuid`, `jsonb`, an enum…) as text with a cast to the column's type (`$3::timestamp with time zone`).
 struct TableColumns: Sendable {
+    /// A text column's collation, as far as comparing in memory needs it.
+    struct Collation: Sendable, Equatable {
+        /// Whether equal strings are exactly the byte-equal ones (every collation but a nondeterministic ICU one).
+        var isDeterministic: Bool
+        /// Whether strings sort byte by byte: the `C` or `POSIX` collation, named or the database's default (with the
+        /// libc provider).
+        var isBytewise: Bool
+    }
+
     /// Each column's type, as `format_type` names it, by column name.
     let types: [String: String]
+    /// Each collatable column's collation, by column name.
+    var collations: [String: Collation] = [:]
 
     /// No column known: every value is bound as it is.
     static let unknown = TableColumns(types: [:])
@@ -35,6 +46,11 @@ struct TableColumns: Sendable {
     func placeholder(_ index: Int, for column: String) -> String {
         guard needsCast(column), let type = types[column] else { return "$\(index)" }
         return "$\(index)::\(type)"
+    }
+
+    /// How PostgreSQL compares `column`'s values, when that can be modelled in memory.
+    func comparator(for column: String) -> PostgresColumnComparator? {
+        types[column].flatMap { PostgresColumnComparator(type: $0, collation: collations[column]) }
     }
 
     /// `value` as `column` takes it: unchanged, or as text for a column that casts (a blob stays a blob).
@@ -70,8 +86,14 @@ final class TableColumnsCache: Sendable {
 
     private static func catalogQuery(of table: String) -> (sql: String, values: [DatabaseValue]) {
         (
-            "SELECT a.attname, format_type(a.atttypid, NULL) FROM pg_attribute a "
-                + "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped",
+            """
+            SELECT a.attname, format_type(a.atttypid, NULL), c.collisdeterministic,
+              CASE WHEN c.collname <> 'default' THEN c.collname IN ('C', 'POSIX')
+                ELSE (SELECT d.datcollate IN ('C', 'POSIX') AND coalesce(to_jsonb(d) ->> 'datlocprovider', 'c') = 'c'
+                      FROM pg_database d WHERE d.datname = current_database()) END
+            FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+            """,
             [.text(ServerConnection.quoteIdentifier(table))]
         )
     }
@@ -79,10 +101,15 @@ final class TableColumnsCache: Sendable {
     /// The columns the catalog query answered with, cached when the table exists.
     private func remember(_ table: String, _ result: ServerResult) -> TableColumns {
         var types: [String: String] = [:]
+        var collations: [String: TableColumns.Collation] = [:]
         for row in result.rows {
-            if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
+            guard case .text(let name) = row[0], case .text(let type) = row[1] else { continue }
+            types[name] = type
+            if case .integer(let deterministic) = row[2] {
+                collations[name] = TableColumns.Collation(isDeterministic: deterministic == 1, isBytewise: row[3] == .integer(1))
+            }
         }
-        let columns = TableColumns(types: types)
+        let columns = TableColumns(types: types, collations: collations)
         if !types.isEmpty { tables.withLock { $0[table] = columns } }
         return columns
     }

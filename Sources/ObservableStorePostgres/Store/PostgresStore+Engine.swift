@@ -11,6 +11,19 @@ extension PostgresStore: RecordEngine {
     /// Whether the store logs its commits (durable listeners need it).
     package var tracksChanges: Bool { configuration.tracksChanges }
 
+    /// How PostgreSQL compares `columns` of `table` (``PostgresColumnComparator``), from the catalog, read once per
+    /// table and kept until the schema may have changed; a column of a type not modelled is left out.
+    package static func columnComparators(
+        of table: String, columns: Set<String>, in snapshot: PostgresTransaction
+    ) throws -> [String: any ColumnComparator] {
+        let known = try snapshot.tableColumns.columns(of: table, on: snapshot.connection)
+        var comparators: [String: any ColumnComparator] = [:]
+        for column in columns {
+            if let comparator = known.comparator(for: column) { comparators[column] = comparator }
+        }
+        return comparators
+    }
+
     /// Runs `body` in one REPEATABLE READ snapshot and says which commits it holds: every commit up to the head it
     /// read, and the commits it holds that were not numbered yet when it was taken (committed, waiting for a
     /// stamper), numbered here before this returns (docs/POSTGRES.md, "What a snapshot holds").

@@ -1,5 +1,3 @@
-import ObservableStoreCore
-
 /// The records an observed query holds, and how a commit changes them without reading the database.
 ///
 /// Invariant: `records` is the query's result at the last commit applied (or read). When the result may
@@ -85,7 +83,15 @@ struct HeldQueryResult<R: Record> {
         defer { sortKeys = keys }
         if wasIn, let old = change.old {
             guard let oldKey = evaluator.sortKey(isStored: true, { old[$0] }) else { return false }
-            if let index = keys.firstIndex(where: { evaluator.compare($0, oldKey) == 0 }) {
+            var held: Int?
+            for (index, key) in keys.enumerated() {
+                guard let isSame = evaluator.isSameKey(key, oldKey) else { return false }
+                if isSame {
+                    held = index
+                    break
+                }
+            }
+            if let index = held {
                 records.remove(at: index)
                 keys.remove(at: index)
             } else if isComplete {

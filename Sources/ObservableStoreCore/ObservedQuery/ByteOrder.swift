@@ -1,0 +1,16 @@
+/// The order of two byte strings as `memcmp` then length gives it: how SQLite compares blobs and `BINARY` text, and
+/// PostgreSQL compares `bytea` and text under the `C` collation.
+package enum ByteOrder {
+    /// Negative when `a` sorts first, zero when equal, positive when `b` does.
+    package static func compare<C: Collection<UInt8>>(_ a: C, _ b: C) -> Int {
+        var (left, right) = (a.makeIterator(), b.makeIterator())
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
+            }
+        }
+    }
+}
