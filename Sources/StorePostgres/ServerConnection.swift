@@ -42,16 +42,28 @@ package final class ServerConnection: @unchecked Sendable {
         waiter?()
     }
 
-    /// Connects to `url`, blocking the calling thread. Throws ``StoreError/Code/unavailable`` (with the reason:
-    /// refused, timed out, login refused) or ``StoreError/Code/notFound`` (no such database).
+    /// Connects to `url`, blocking the calling thread: to its first host that accepts the login and a session of its
+    /// ``PostgresURL/SessionTarget``. Throws ``StoreError/Code/unavailable`` (with each host's reason: refused, timed
+    /// out, login refused, read-only) or ``StoreError/Code/notFound`` (no such database).
     package static func connect(_ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")) throws
         -> ServerConnection
     {
-        do {
-            return ServerConnection(url: url, connection: try connecting(to: url, logger: logger).wait(), logger: logger)
-        } catch {
-            throw connectError(error, url: url)
+        var failures: [(host: PostgresURL.Host, error: StoreError)] = []
+        for host in url.hosts {
+            do {
+                let connection = ServerConnection(url: url, connection: try connecting(to: url, host: host, logger: logger).wait(), logger: logger)
+                guard let check = sessionCheck(for: url.sessionTarget) else { return connection }
+                if let refusal = check.refusal(try? connection.query(check.sql).scalar) {
+                    connection.close()
+                    failures.append((host, StoreError(.unavailable, "\(url.only(host)): \(refusal)")))
+                    continue
+                }
+                return connection
+            } catch {
+                failures.append((host, connectError(error, url: url.only(host))))
+            }
         }
+        throw combined(failures, url: url)
     }
 
     /// Connects to `url`, the caller suspended meanwhile; throws as the blocking form does.
@@ -60,17 +72,51 @@ package final class ServerConnection: @unchecked Sendable {
     ) async throws
         -> ServerConnection
     {
-        do {
-            return ServerConnection(url: url, connection: try await connecting(to: url, logger: logger).get(), logger: logger)
-        } catch {
-            throw connectError(error, url: url)
+        var failures: [(host: PostgresURL.Host, error: StoreError)] = []
+        for host in url.hosts {
+            do {
+                let connection = ServerConnection(
+                    url: url, connection: try await connecting(to: url, host: host, logger: logger).get(), logger: logger)
+                guard let check = sessionCheck(for: url.sessionTarget) else { return connection }
+                if let refusal = check.refusal(try? await connection.query(check.sql).scalar) {
+                    connection.close()
+                    failures.append((host, StoreError(.unavailable, "\(url.only(host)): \(refusal)")))
+                    continue
+                }
+                return connection
+            } catch {
+                failures.append((host, connectError(error, url: url.only(host))))
+            }
+        }
+        throw combined(failures, url: url)
+    }
+
+    /// The query that tells whether a server gives sessions of `target`, and what its answer refuses (nil: accepted);
+    /// nil when any server will do.
+    private static func sessionCheck(for target: PostgresURL.SessionTarget) -> (sql: String, refusal: (DatabaseValue?) -> String?)? {
+        switch target {
+        case .any:
+            return nil
+        case .readWrite:
+            return ("SHOW transaction_read_only", { $0 == .text("off") ? nil : "its sessions are read-only (a standby?)" })
+        case .primary:
+            return ("SELECT pg_is_in_recovery()", { $0 == .integer(0) ? nil : "it is in recovery (a standby)" })
         }
     }
 
-    /// Starts connecting to `url`.
-    private static func connecting(to url: PostgresURL, logger: Logger) throws -> EventLoopFuture<PostgresConnection> {
+    /// The error of a connection that no host of `url` accepted: the one host's error as it is, or each host's reason
+    /// on one line (``StoreError/Code/notFound`` when no host has the database, else ``StoreError/Code/unavailable``).
+    private static func combined(_ failures: [(host: PostgresURL.Host, error: StoreError)], url: PostgresURL) -> StoreError {
+        if failures.count == 1, url.hosts.count == 1 { return failures[0].error }
+        let code: StoreError.Code = failures.allSatisfy { $0.error.code == .notFound } ? .notFound : .unavailable
+        let reasons = failures.map(\.error.message).joined(separator: "; ")
+        return StoreError(code, "no host of \(url) accepted a \(url.sessionTarget.rawValue) session: \(reasons)")
+    }
+
+    /// Starts connecting to `host` of `url`.
+    private static func connecting(to url: PostgresURL, host: PostgresURL.Host, logger: Logger) throws -> EventLoopFuture<PostgresConnection> {
         var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            host: host.name, port: host.port, username: url.user, password: url.password, database: url.database,
             tls: try tls(for: url))
         configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
         configuration.options.additionalStartupParameters = url.sessionSettings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -80,7 +126,7 @@ package final class ServerConnection: @unchecked Sendable {
     }
 
     /// The store's error for a failed connection attempt.
-    private static func connectError(_ error: any Error, url: PostgresURL) -> any Error {
+    private static func connectError(_ error: any Error, url: PostgresURL) -> StoreError {
         if let error = error as? StoreError { return error }
         return ServerError.connecting(to: url, error)
     }
@@ -226,14 +272,28 @@ package final class ServerConnection: @unchecked Sendable {
     /// commits when it returns; when `body` or COMMIT throws, rolls back (``rollbackOrClose()``) and rethrows.
     package func inTransaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
+        let value: T
         do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
+            value = try body()
         } catch {
             rollbackOrClose()
             throw error
         }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollbackOrClose()
+            throw ServerConnection.commitFailure(error)
+        }
+        return value
+    }
+
+    /// The error of a failed COMMIT: a lost connection leaves the outcome unknown (``StoreError/Code/commitUnknown``);
+    /// any other failure (a deferred constraint, a serialization failure) means the transaction rolled back.
+    static func commitFailure(_ error: any Error) -> any Error {
+        guard let error = error as? StoreError, error.code == .unavailable else { return error }
+        return StoreError(
+            .commitUnknown, "\(error.message) while COMMIT was on its way: the write may or may not have committed", sql: "COMMIT")
     }
 
     /// Like the blocking form, with `body` and every statement awaited.
@@ -241,14 +301,20 @@ package final class ServerConnection: @unchecked Sendable {
         _ begin: String = "BEGIN", _ body: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         try await execute(begin)
+        let value: T
         do {
-            let value = try await body()
-            try await execute("COMMIT")
-            return value
+            value = try await body()
         } catch {
             await rollbackOrClose()
             throw error
         }
+        do {
+            try await execute("COMMIT")
+        } catch {
+            await rollbackOrClose()
+            throw ServerConnection.commitFailure(error)
+        }
+        return value
     }
 
     /// Ends the open transaction with ROLLBACK after a failure; when even that fails, closes the connection, so that it

@@ -128,6 +128,27 @@ struct ServerConnectionTests {
         #expect(try PostgresURL("postgres://db.example/app?sslmode=allow").tlsMode == .disable, "allow tries without TLS first")
     }
 
+    @Test func aHostListIsTriedInOrderForAWritableSessionByDefault() throws {
+        let url = try PostgresURL("postgres://ada:pw@db1:5433,db2,[::1]:6543/app?connect_timeout=2")
+        #expect(url.hosts.map(\.description) == ["db1:5433", "db2:5432", "[::1]:6543"])
+        #expect(url.host == "db1" && url.port == 5433)
+        #expect(url.user == "ada" && url.password == "pw" && url.database == "app" && url.connectTimeoutSeconds == 2)
+        #expect(url.sessionTarget == .readWrite)
+        #expect(url.description == "postgres://ada:***@db1:5433,db2:5432,[::1]:6543/app")
+        let any = try PostgresURL("postgres://db1,db2/app?target_session_attrs=any")
+        #expect(any.sessionTarget == .any)
+        #expect(any.description == "postgres://postgres@db1:5432,db2:5432/app?target_session_attrs=any")
+        #expect(try PostgresURL("postgres://db1/app").sessionTarget == .any, "one host: any, as libpq")
+        #expect(try PostgresURL("postgres://db1/app?target_session_attrs=primary").sessionTarget == .primary)
+        for bad in [
+            "postgres://db1,/app", "postgres://db1,db2:0/app", "postgres://db1,db2:x/app", "postgres://db1,[::1/app",
+            "postgres://db1/app?target_session_attrs=standby",
+        ] {
+            let error = #expect(throws: StoreError.self, "\(bad)") { try PostgresURL(bad) }
+            #expect(error?.code == .invalidInput)
+        }
+    }
+
     @Test func notificationsArriveAfterCommitAndALostConnectionIsReported() throws {
         try TestServer.withDatabase { url in
             let listener = try ServerConnection.connect(url)

@@ -26,7 +26,7 @@ enum PostgresTestCluster {
 
     /// The script that runs a cluster, in this repository (from this file's real path: the integration packages'
     /// test support links to it).
-    private static let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+    package static let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/postgres-cluster")
 
@@ -117,7 +117,7 @@ enum PostgresTestCluster {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice for port 0).
-    private static func freeLoopbackPort() throws -> Int {
+    package static func freeLoopbackPort() throws -> Int {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketDescriptor >= 0 else { throw ClusterError("socket failed: errno \(errno)") }
         defer { close(socketDescriptor) }
@@ -136,7 +136,7 @@ enum PostgresTestCluster {
     }
 
     /// Why the cluster did not start.
-    private struct ClusterError: Error, CustomStringConvertible {
+    package struct ClusterError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
     }

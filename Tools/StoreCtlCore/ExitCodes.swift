@@ -29,6 +29,7 @@ enum ExitCodes {
         9    check found integrity problems
         10   aborted: confirmation declined, or a destructive command on a non-TTY without --yes
         11   the database server (--db postgres://…) cannot be reached, refused the login, or closed the connection
+             (commit_unknown: it closed during COMMIT, so the write may have committed)
         130  interrupted (SIGINT)
         141  output pipe closed (SIGPIPE), e.g. under `| head`
         """
@@ -45,7 +46,7 @@ enum ExitCodes {
         case .migrationConflict: migrationConflict
         case .corrupt, CLIError.integrityCode: integrity
         case CLIError.abortedCode, CLIError.confirmationCode: aborted
-        case .unavailable: unavailable
+        case .unavailable, .commitUnknown: unavailable
         default: `internal`
         }
     }

@@ -7,7 +7,9 @@
 // URL: postgres://user@host:port/database (default $OBSERVABLE_STORE_POSTGRES_URL); each case creates and drops
 // its own database on that server. Cases: commits_1, commits_4, commits_8, commits_16 (blocking writes, a thread per
 // writer), awaited_8, awaited_16 (awaited writes, a task per writer), latency (one foreign writer),
-// latency_16 (sixteen foreign writers), fetch_all, fetch_by_id. Benchmarks/postgres-commits runs the commit cases
+// latency_16 (sixteen foreign writers), fetch_all, fetch_by_id, observed_query (its "store" column: an observed query
+// judged in memory; its "raw" column: the same query read again after every commit; ms per commit until the observer
+// caught up; stderr also prints the commits alone). Benchmarks/postgres-commits runs the commit cases
 // with pgbench beside them, on a private cluster, on the default disk and with fsync made 1 ms slower.
 import BenchSupport
 import Foundation

@@ -20,7 +20,7 @@ enum SQLiteValueOrder {
         case (.real(let a), .integer(let b)): return -compare(b, a)
         case (.text(let a), .text(let b)):
             guard binaryText else { return nil }
-            return ByteOrder.compare(a.utf8, b.utf8)
+            return ByteOrder.compare(a, b)
         case (.blob(let a), .blob(let b)): return ByteOrder.compare(a, b)
         default: return nil
         }

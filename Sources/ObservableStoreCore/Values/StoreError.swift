@@ -53,8 +53,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedSQLite = Code(rawValue: "unsupported_sqlite")
         /// A transaction was used wrongly: nested `write`, or used after it ended.
         public static let transactionMisuse = Code(rawValue: "transaction_misuse")
-        /// The database server cannot be reached, refused the login, or closed the connection (PostgreSQL engine).
+        /// The database server cannot be reached, refused the login, or closed the connection (PostgreSQL engine). A
+        /// write that fails with it did not commit: run it again (once a host of the URL takes sessions again).
         public static let unavailable = Code(rawValue: "unavailable")
+        /// The connection was lost while COMMIT was on its way (PostgreSQL engine): the write may or may not have
+        /// committed. Check before running it again (a write that is safe to repeat can simply be run again).
+        public static let commitUnknown = Code(rawValue: "commit_unknown")
         /// Any other SQLite failure; see ``StoreError/sqliteCode``.
         public static let sqlite = Code(rawValue: "sqlite")
 
@@ -80,6 +84,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.sqliteCode = sqliteCode
         self.sql = sql
+    }
+
+    /// Whether running the failed call again may succeed and can do no harm: ``Code/busy`` (a lock, a serialization
+    /// failure, a deadlock) and ``Code/unavailable`` (no server, or the connection lost before COMMIT). Not
+    /// ``Code/commitUnknown``: the write may have committed.
+    public var isRetryable: Bool {
+        code == .busy || code == .unavailable
     }
 
     /// The message, then the SQL that failed, if any.

@@ -59,7 +59,7 @@ struct PostgresColumnComparator: ColumnComparator {
             return a < b ? -1 : (a == b ? 0 : 1)
         case (.blob(let a), .blob(let b)): return ByteOrder.compare(a, b)
         case (.text(let a), .text(let b)):
-            if case .text(isBytewise: true) = kind { return ByteOrder.compare(a.utf8, b.utf8) }
+            if case .text(isBytewise: true) = kind { return ByteOrder.compare(a, b) }
             return a.utf8.elementsEqual(b.utf8) ? 0 : nil
         default: return nil
         }
