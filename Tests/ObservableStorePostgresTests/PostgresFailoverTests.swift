@@ -4,6 +4,7 @@ import ObservableStoreCore
 import ObservableStorePostgres
 import StorePostgres
 import StoreTestSupport
+import Synchronization
 import TestScheduling
 import Testing
 
@@ -73,6 +74,78 @@ struct PostgresFailoverTests {
         #expect(log.commits.last?.changes.first?.new?["name"] == .text("after"))
         #expect(try nodes.fetchAll().filter { $0.name == "during" }.isEmpty)
         print("failover: primary lost → first write on the promoted standby in \(firstWrite)")
+    }
+
+    /// With a synchronous standby, the primary killed under a steady load of two writers: every write that returned is
+    /// on the promoted standby, every write that failed said so (`unavailable`, or `commitUnknown` for one whose COMMIT
+    /// was on its way), the writers go on, and a live and a durable listener get every commit in order with no gap
+    /// (the durable one at least once: a commit delivered just before the kill, whose cursor did not reach the standby,
+    /// may come again).
+    @Test func withASynchronousStandbyNoAcknowledgedWriteIsLost() throws {
+        let replicas = try PostgresReplicaSet()
+        defer { replicas.remove() }
+        let store = try PostgresStore(url: replicas.url)
+        defer { store.close() }
+        try replicas.startStandby()
+        try replicas.makeStandbySynchronous()
+        let live = EventLog()
+        let liveToken = store.listen("all", filter: .table("nodes")) { live.record($0) }
+        defer { liveToken.cancel() }
+        let durable = DurableLog()
+        let durableToken = try store.listenDurably("mailer", filter: .table("nodes")) { durable.record($0) }
+        defer { durableToken.cancel() }
+
+        let acknowledged = Mutex<[String]>([])
+        let failures = Mutex<[StoreError.Code]>([])
+        let stop = Atomic<Bool>(false)
+        let writers = (0..<2).map { writer in
+            Thread {
+                var index = 0
+                while !stop.load(ordering: .relaxed) {
+                    let name = "w\(writer)-\(index)"
+                    index += 1
+                    do {
+                        try store.write { tx in _ = try tx.insert(NodeVO(name: name, x: 0, y: 0)) }
+                        acknowledged.withLock { $0.append(name) }
+                    } catch let error as StoreError {
+                        failures.withLock { $0.append(error.code) }
+                        Thread.sleep(forTimeInterval: 0.02)
+                    } catch {
+                        failures.withLock { $0.append(.internal) }
+                    }
+                }
+            }
+        }
+        for writer in writers { writer.start() }
+        try waitUntil("the writers to commit before the loss") { acknowledged.withLock { $0.count } >= 40 }
+        try replicas.killPrimary()
+        try replicas.promoteStandby()
+        let afterLoss = acknowledged.withLock { $0.count }
+        try waitUntil(timeout: 30, "the writers to commit on the promoted standby") { acknowledged.withLock { $0.count } >= afterLoss + 40 }
+        stop.store(true, ordering: .relaxed)
+        try waitUntil("the writers to stop") { writers.allSatisfy(\.isFinished) }
+
+        let stored = Set(try store.repository(NodeVO.self).fetchAll().map(\.name))
+        let missing = acknowledged.withLock { $0 }.filter { !stored.contains($0) }
+        #expect(missing.isEmpty, "acknowledged writes lost in the failover: \(missing)")
+        let codes = Set(failures.withLock { $0 })
+        #expect(codes.isSubset(of: [.unavailable, .commitUnknown]), "writes in flight failed with \(codes)")
+        let head = try store.lastSequence()
+        try waitUntil(timeout: 30, "the listeners to reach the head \(head)") {
+            live.commits.last?.sequence == head && durable.sequences.last == head
+        }
+        let liveSequences = live.commits.map(\.sequence)
+        #expect(liveSequences == Array(1...head), "live: each commit once, in order")
+        let durableSequences = durable.sequences
+        var seen = Set<Int64>()
+        let firstDeliveries = durableSequences.filter { seen.insert($0).inserted }
+        #expect(firstDeliveries == Array(1...head), "durable: no gap, in order")
+        #expect(durableSequences.count - firstDeliveries.count <= 2, "durable: repeats only at the loss: \(durableSequences.count - firstDeliveries.count)")
+        let failed = failures.withLock { $0 }
+        print(
+            "synchronous failover: \(acknowledged.withLock { $0.count }) writes acknowledged, none lost; \(failed.count) failed "
+                + "(\(failed.filter { $0 == .unavailable }.count) unavailable, \(failed.filter { $0 == .commitUnknown }.count) commitUnknown); "
+                + "durable repeats \(durableSequences.count - firstDeliveries.count)")
     }
 }
 #endif

@@ -44,6 +44,20 @@ package final class PostgresReplicaSet: @unchecked Sendable {
         try run(["standby", "\(directory)/standby", "\(standbyPort)", "\(primaryPort)"])
     }
 
+    /// Makes the standby synchronous (`synchronous_standby_names = '*'` on the primary): from then on a COMMIT returns
+    /// only once the standby has the commit. Waits until the primary reports it so.
+    package func makeStandbySynchronous(timeout: Double = 30) throws {
+        try PostgresTestServer.psql("ALTER SYSTEM SET synchronous_standby_names = '*'", on: primaryURL)
+        try PostgresTestServer.psql("SELECT pg_reload_conf()", on: primaryURL)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            let state = try PostgresTestServer.psql("SELECT sync_state FROM pg_stat_replication", on: primaryURL)
+            if state.trimmingCharacters(in: .whitespacesAndNewlines) == "sync" { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw PostgresTestCluster.ClusterError("the standby did not become synchronous in \(timeout) s")
+    }
+
     /// Stops the primary at once (`pg_ctl -m immediate`): no shutdown checkpoint, connections cut.
     package func killPrimary() throws {
         try run(["kill", "\(directory)/primary"])
