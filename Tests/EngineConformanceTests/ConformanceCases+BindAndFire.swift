@@ -196,8 +196,11 @@ extension ConformanceCases {
         defer { store.close() }
         let id = try #require(try store.repository(NodeVO.self, origin: nil).insert(NodeVO(name: "b", x: 200, y: 0)).id)
         let start = try store.lastSequence()
+        #expect(store.unnamedListenerCount == 0)
         let big = LiveQuery(RecordQuery<NodeVO>().filter("x", .greaterThan, 100.0).order(by: "name"), in: store)
         let record = LiveRecord(NodeVO.self, key: id, in: store)
+        #expect(store.unnamedListenerCount == 2, "each model holds one unnamed listener")
+        #expect(store.listenerNames.isEmpty)
         #expect(big.records.map(\.name) == ["b"] && big.sequence == start && big.isObserving && big.error == nil)
         #expect(record.record?.name == "b" && record.sequence == start)
 
@@ -221,6 +224,7 @@ extension ConformanceCases {
 
         store.close()
         try await waitUntil("the models to end with the store") { !big.isObserving && !record.isObserving }
+        #expect(store.unnamedListenerCount == 0, "a closed store holds no listener")
         #expect(big.error == nil && record.error == nil)
         #expect(big.records.map(\.name) == ["a"], "the last records stay")
         let lateQuery = LiveQuery(RecordQuery<NodeVO>(), in: store)

@@ -12,7 +12,7 @@ import Testing
             let events = store.changes(filter: .table("nodes"))
             let token = store.listen("named") { _ in }
             #expect(store.listenerNames == ["named"])
-            #expect(store.registry.streamCount == 1)
+            #expect(store.unnamedListenerCount == 1)
             // Still a listener: it gets the commits.
             try await store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
             var iterator = events.makeAsyncIterator()
@@ -20,7 +20,7 @@ import Testing
             // Removing the named listeners leaves the stream alone.
             token.cancel()
             #expect(store.listenerNames.isEmpty)
-            #expect(store.registry.streamCount == 1)
+            #expect(store.unnamedListenerCount == 1)
         }
     }
 
@@ -35,7 +35,7 @@ import Testing
             try await waitUntil("the reader to receive the commit") { started.value >= 1 }  // iterating
             reader.cancel()
             try await value(of: reader, "the cancelled reader to end")
-            try await waitUntil("the stream to be released") { store.registry.streamCount == 0 }
+            try await waitUntil("the stream to be released") { store.unnamedListenerCount == 0 }
             // A commit after that reaches no stream, and iterating again ends at once.
             try await store.write { tx in try tx.insert(NodeVO(name: "b", x: 0, y: 0)) }
             let endsAtOnce = try await withDeadline("a released stream's new iteration to end") {
@@ -55,7 +55,7 @@ import Testing
                 #expect(event.sequence == 1)
                 break
             }
-            #expect(store.registry.streamCount == 0)
+            #expect(store.unnamedListenerCount == 0)
             withExtendedLifetime(events) {}
         }
     }
@@ -66,9 +66,9 @@ import Testing
             var iterator: StoreEvents.Iterator? = events.makeAsyncIterator()
             try await store.write { tx in try tx.insert(NodeVO(name: "a", x: 0, y: 0)) }
             #expect(await iterator?.next()?.sequence == 1)
-            #expect(store.registry.streamCount == 1)
+            #expect(store.unnamedListenerCount == 1)
             iterator = nil
-            #expect(store.registry.streamCount == 0)
+            #expect(store.unnamedListenerCount == 0)
             withExtendedLifetime(events) {}
         }
     }
@@ -76,9 +76,9 @@ import Testing
     @Test func releasingAnUnusedSequenceReleasesTheStream() throws {
         try withTemporaryStore { store, _ in
             var events: StoreEvents? = store.changes()
-            #expect(store.registry.streamCount == 1)
+            #expect(store.unnamedListenerCount == 1)
             events = nil
-            #expect(events == nil && store.registry.streamCount == 0)
+            #expect(events == nil && store.unnamedListenerCount == 0)
         }
     }
 }

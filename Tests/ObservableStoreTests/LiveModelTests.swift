@@ -158,17 +158,17 @@ private actor ModelActor {
             var record: LiveRecord<UserInfo>? = LiveRecord(UserInfo.self, key: "me", in: store, on: actor)
             weak let releasedQuery = query
             weak let releasedRecord = record
-            #expect(store.registry.streamCount == 2)
+            #expect(store.unnamedListenerCount == 2)
             try store.repository(NodeVO.self).insert(NodeVO(name: "big", x: 500, y: 0))
             if let model = query {  // the model is alive only inside this block
                 try await waitOn(actor, "the model to update") { model.records.count == 1 }
             }
             query = nil
             record = nil
-            try await waitUntil("both listeners to be removed") { store.registry.streamCount == 0 }
+            try await waitUntil("both listeners to be removed") { store.unnamedListenerCount == 0 }
             #expect(releasedQuery == nil && releasedRecord == nil)  // the store keeps neither alive
             try store.repository(NodeVO.self).insert(NodeVO(name: "after", x: 500, y: 0))  // nobody left to tell
-            #expect(store.registry.streamCount == 0)
+            #expect(store.unnamedListenerCount == 0)
         }
     }
 
@@ -180,7 +180,7 @@ private actor ModelActor {
             store.close()
             try await waitOn(actor, "both models to end") { !query.isObserving && !record.isObserving }
             #expect(await actor.run { query.error == nil && record.error == nil })
-            #expect(store.registry.streamCount == 0)
+            #expect(store.unnamedListenerCount == 0)
         }
     }
 
@@ -199,7 +199,7 @@ private actor ModelActor {
             try await waitOn(actor, "both reads to fail") { query.error != nil && record.error != nil }
             #expect(await actor.run { !query.isObserving && !record.isObserving })
             #expect(await actor.run { query.records.map(\.name) == ["big"] && record.record?.name == "Ada" })
-            try await waitUntil("both listeners to be removed") { store.registry.streamCount == 0 }
+            try await waitUntil("both listeners to be removed") { store.unnamedListenerCount == 0 }
         }
     }
 }

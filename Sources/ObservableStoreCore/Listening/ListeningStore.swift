@@ -126,6 +126,12 @@ extension ListeningStore {
     /// name and are not listed.
     public var listenerNames: [String] { listenerRegistry.names }
 
+    /// How many listeners without a name are registered: ``changes(filter:bufferSize:)`` streams, observed values
+    /// (`values(of:)`, `value(of:key:)`, `observe(tracking:)`) and the live models each hold one until their iteration
+    /// ends or the store closes. A count that only grows while a service runs is a leak: sequences made and never
+    /// iterated to their end, nor cancelled, nor released.
+    public var unnamedListenerCount: Int { listenerRegistry.streamCount }
+
     /// The commits matching `filter`, as an `AsyncSequence`. See ``StoreEvents``.
     ///
     /// The stream is registered from this call on (no commit after it is missed), without a name: it is
