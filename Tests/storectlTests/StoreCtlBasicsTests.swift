@@ -219,6 +219,21 @@ import Testing
         }
     }
 
+    /// The overview is wrapped once, by argument-parser, to the terminal's width: on a wide terminal each paragraph is
+    /// one line (wrapped in the source as well, it used to break mid-sentence, inside `--traits default,PostgreSQL`).
+    @Test func theOverviewWrapsOnlyAtTheTerminalsWidth() throws {
+        try withTemporaryDirectory { directory in
+            let wide = try cli(["--help"], environment: ["COLUMNS": "400"], directory: directory)
+            expectSuccess(wide)
+            let lines = wide.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("--db postgres://") && $0.hasSuffix("the server checkpoints).") }, "\(wide.stdout.prefix(800))")
+            let narrow = try cli(["--help"], environment: ["COLUMNS": "80"], directory: directory)
+            let overview = narrow.stdout.components(separatedBy: "USAGE:")[0].split(separator: "\n")
+            #expect(overview.allSatisfy { $0.count <= 80 }, "\(narrow.stdout.prefix(800))")
+            #expect(narrow.stdout.contains("`--traits default,PostgreSQL`"), "the option stays whole: \(narrow.stdout.prefix(800))")
+        }
+    }
+
     // MARK: - info, tables, schema
 
     @Test func infoDescribesTheStore() throws {

@@ -7,13 +7,14 @@ struct StoreCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storectl",
         abstract: "Inspect and change an ObservableStore file.",
+        // One line per paragraph: argument-parser wraps them to the terminal's width (lines wrapped here would be
+        // wrapped again, mid-sentence).
         discussion: """
             The store is --db PATH, else $STORECTL_DB, else ./store.sqlite. Only `init` creates a file.
-            --db postgres://user:password@host:port/database runs on PostgreSQL (a storectl built with
-            `--traits default,PostgreSQL`; docs/POSTGRES.md): the same commands, output and exit codes, but backup,
-            backups and checkpoint (use pg_dump or pg_basebackup; the server checkpoints).
-            Output is a table on a terminal and NDJSON otherwise; --format always wins.
-            Exit codes: `storectl help exit-codes`.
+
+            --db postgres://user:password@host:port/database runs on PostgreSQL (a storectl built with `--traits default,PostgreSQL`; docs/POSTGRES.md): the same commands, output and exit codes, but backup, backups and checkpoint (use pg_dump or pg_basebackup; the server checkpoints).
+
+            Output is a table on a terminal and NDJSON otherwise; --format always wins. Exit codes: `storectl help exit-codes`.
             """,
         version: "storectl \(SQLiteStore.libraryVersion) (ObservableStore \(SQLiteStore.libraryVersion))",
         subcommands: [
