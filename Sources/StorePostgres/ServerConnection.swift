@@ -48,19 +48,19 @@ package final class ServerConnection: @unchecked Sendable {
     package static func connect(_ url: PostgresURL, logger: Logger = Logger(label: "ObservableStore.postgres")) throws
         -> ServerConnection
     {
-        var failures: [(host: PostgresURL.Host, error: StoreError)] = []
+        var failures: [StoreError] = []
         for host in url.hosts {
             do {
                 let connection = ServerConnection(url: url, connection: try connecting(to: url, host: host, logger: logger).wait(), logger: logger)
                 guard let check = sessionCheck(for: url.sessionTarget) else { return connection }
                 if let refusal = check.refusal(try? connection.query(check.sql).scalar) {
                     connection.close()
-                    failures.append((host, StoreError(.unavailable, "\(url.only(host)): \(refusal)")))
+                    failures.append(StoreError(.unavailable, "\(url.only(host)): \(refusal)"))
                     continue
                 }
                 return connection
             } catch {
-                failures.append((host, connectError(error, url: url.only(host))))
+                failures.append(connectError(error, url: url.only(host)))
             }
         }
         throw combined(failures, url: url)
@@ -72,7 +72,7 @@ package final class ServerConnection: @unchecked Sendable {
     ) async throws
         -> ServerConnection
     {
-        var failures: [(host: PostgresURL.Host, error: StoreError)] = []
+        var failures: [StoreError] = []
         for host in url.hosts {
             do {
                 let connection = ServerConnection(
@@ -80,12 +80,12 @@ package final class ServerConnection: @unchecked Sendable {
                 guard let check = sessionCheck(for: url.sessionTarget) else { return connection }
                 if let refusal = check.refusal(try? await connection.query(check.sql).scalar) {
                     connection.close()
-                    failures.append((host, StoreError(.unavailable, "\(url.only(host)): \(refusal)")))
+                    failures.append(StoreError(.unavailable, "\(url.only(host)): \(refusal)"))
                     continue
                 }
                 return connection
             } catch {
-                failures.append((host, connectError(error, url: url.only(host))))
+                failures.append(connectError(error, url: url.only(host)))
             }
         }
         throw combined(failures, url: url)
@@ -98,18 +98,30 @@ package final class ServerConnection: @unchecked Sendable {
         case .any:
             return nil
         case .readWrite:
-            return ("SHOW transaction_read_only", { $0 == .text("off") ? nil : "its sessions are read-only (a standby?)" })
+            return ("SHOW transaction_read_only", { answer in
+                switch answer {
+                case .text("off")?: nil
+                case nil: "it did not answer SHOW transaction_read_only"
+                default: "its sessions are read-only (a standby?)"
+                }
+            })
         case .primary:
-            return ("SELECT pg_is_in_recovery()", { $0 == .integer(0) ? nil : "it is in recovery (a standby)" })
+            return ("SELECT pg_is_in_recovery()", { answer in
+                switch answer {
+                case .integer(0)?: nil
+                case nil: "it did not answer SELECT pg_is_in_recovery()"
+                default: "it is in recovery (a standby)"
+                }
+            })
         }
     }
 
     /// The error of a connection that no host of `url` accepted: the one host's error as it is, or each host's reason
     /// on one line (``StoreError/Code/notFound`` when no host has the database, else ``StoreError/Code/unavailable``).
-    private static func combined(_ failures: [(host: PostgresURL.Host, error: StoreError)], url: PostgresURL) -> StoreError {
-        if failures.count == 1, url.hosts.count == 1 { return failures[0].error }
-        let code: StoreError.Code = failures.allSatisfy { $0.error.code == .notFound } ? .notFound : .unavailable
-        let reasons = failures.map(\.error.message).joined(separator: "; ")
+    private static func combined(_ failures: [StoreError], url: PostgresURL) -> StoreError {
+        if failures.count == 1, url.hosts.count == 1 { return failures[0] }
+        let code: StoreError.Code = failures.allSatisfy { $0.code == .notFound } ? .notFound : .unavailable
+        let reasons = failures.map(\.message).joined(separator: "; ")
         return StoreError(code, "no host of \(url) accepted a \(url.sessionTarget.rawValue) session: \(reasons)")
     }
 
@@ -279,6 +291,7 @@ package final class ServerConnection: @unchecked Sendable {
             rollbackOrClose()
             throw error
         }
+        guard !isClosed else { throw lostBeforeCommit }
         do {
             try execute("COMMIT")
         } catch {
@@ -288,9 +301,14 @@ package final class ServerConnection: @unchecked Sendable {
         return value
     }
 
+    /// A connection lost before COMMIT was sent: the server rolled the transaction back when the session ended.
+    private var lostBeforeCommit: StoreError {
+        StoreError(.unavailable, "the connection to \(url) was lost before COMMIT: nothing was committed", sql: "COMMIT")
+    }
+
     /// The error of a failed COMMIT: a lost connection leaves the outcome unknown (``StoreError/Code/commitUnknown``);
     /// any other failure (a deferred constraint, a serialization failure) means the transaction rolled back.
-    static func commitFailure(_ error: any Error) -> any Error {
+    package static func commitFailure(_ error: any Error) -> any Error {
         guard let error = error as? StoreError, error.code == .unavailable else { return error }
         return StoreError(
             .commitUnknown, "\(error.message) while COMMIT was on its way: the write may or may not have committed", sql: "COMMIT")
@@ -308,6 +326,7 @@ package final class ServerConnection: @unchecked Sendable {
             await rollbackOrClose()
             throw error
         }
+        guard !isClosed else { throw lostBeforeCommit }
         do {
             try await execute("COMMIT")
         } catch {

@@ -128,6 +128,18 @@ struct ServerConnectionTests {
         #expect(try PostgresURL("postgres://db.example/app?sslmode=allow").tlsMode == .disable, "allow tries without TLS first")
     }
 
+    /// A COMMIT whose connection is lost may have committed: it says so, and is not retryable; a COMMIT the server
+    /// refused (a deferred constraint, a serialization failure) rolled back, and keeps its own error.
+    @Test func aLostCommitIsUnknownAndARefusedOneKeepsItsError() {
+        let lost = ServerConnection.commitFailure(StoreError(.unavailable, "the connection to db was lost")) as? StoreError
+        #expect(lost?.code == .commitUnknown && lost?.isRetryable == false)
+        #expect(lost?.message.contains("may or may not have committed") == true, "\(String(describing: lost))")
+        let refused = ServerConnection.commitFailure(StoreError(.busy, "could not serialize access (SQLSTATE 40001)")) as? StoreError
+        #expect(refused?.code == .busy && refused?.isRetryable == true)
+        let constraint = ServerConnection.commitFailure(StoreError(.constraint, "violates foreign key")) as? StoreError
+        #expect(constraint?.code == .constraint && constraint?.isRetryable == false)
+    }
+
     @Test func aHostListIsTriedInOrderForAWritableSessionByDefault() throws {
         let url = try PostgresURL("postgres://ada:pw@db1:5433,db2,[::1]:6543/app?connect_timeout=2")
         #expect(url.hosts.map(\.description) == ["db1:5433", "db2:5432", "[::1]:6543"])
