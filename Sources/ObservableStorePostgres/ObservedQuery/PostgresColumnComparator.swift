@@ -10,8 +10,8 @@ import ObservableStoreCore
 /// - A value of another kind than the column's is not modelled (PostgreSQL would cast one side), except an integer
 ///   meeting a `double precision` column within ±2⁵³, where the cast is exact.
 /// - NaN is left to the database (PostgreSQL sorts it above every number and equal to itself).
-/// - Text is equal when its bytes are; it is ordered in memory only under the `C` or `POSIX` collation (a locale's
-///   order is the database's to tell).
+/// - Text is equal when its bytes are; it is ordered in memory only under the `C` or `POSIX` collation, named or as the
+///   database's default with the libc provider (a locale's order, `C.UTF-8` or ICU included, is the database's to tell).
 struct PostgresColumnComparator: ColumnComparator {
     /// The column's type, as far as comparing needs it.
     enum Kind: Equatable {
