@@ -196,7 +196,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         let credentials = password == nil ? user : "\(user):***"
         var options: [String] = []
         if tlsMode != .disable { options.append("sslmode=\(tlsMode.rawValue)") }
-        if sessionTarget != (hosts.count > 1 ? .readWrite : .any) { options.append("target_session_attrs=\(sessionTarget.rawValue)") }
+        let defaultTarget: SessionTarget = hosts.count > 1 ? .readWrite : .any
+        if sessionTarget != defaultTarget { options.append("target_session_attrs=" + sessionTarget.rawValue) }
         let query = options.isEmpty ? "" : "?" + options.joined(separator: "&")
         return "postgres://\(credentials)@\(hosts.map(\.description).joined(separator: ","))/\(database)\(query)"
     }

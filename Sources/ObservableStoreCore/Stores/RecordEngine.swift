@@ -64,8 +64,12 @@ extension RecordEngine {
     /// How `values(of:)` keeps `query`'s records current: most commits are judged against the held result in memory,
     /// the rest read the query again.
     package func observation<R: Record>(of query: RecordQuery<R>) -> QueryObservation<Snapshot, R> {
-        let state = observedQueryState(of: query)
-        return QueryObservation(fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) })
+        observation(through: observedQueryState(of: query))
+    }
+
+    /// The observation that reads and judges commits through `state`.
+    package func observation<R: Record>(through state: ObservedQueryState<Snapshot, R>) -> QueryObservation<Snapshot, R> {
+        QueryObservation(fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) })
     }
 
     /// A new observation state of `query` (tests keep it, to count its reads).

@@ -88,9 +88,7 @@ extension RecordStore {
     package func observe<R: Record>(
         _ state: ObservedQueryState<Transaction, R>, isSame: @escaping @Sendable ([R], [R]) -> Bool
     ) throws -> ObservedValues<[R]> {
-        try observe(
-            QueryObservation(fetch: { tx in try state.read(in: tx) }, apply: { commit in state.step(for: commit) }),
-            isSame: isSame)
+        try observe(engineHandle.engine.observation(through: state), isSame: isSame)
     }
 
     /// A query's records observed as `observation` says.
